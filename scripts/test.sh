@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what is needed, builds everything and runs the whole default test suite:
+#   1. the Linux CI build (warnings as errors) and every ctest test except the labels
+#      gpu, realistic and fuzz-campaign (see docs/testing.md for those);
+#   2. the Windows cross build (mingw-w64) and its platform-neutral unit tests under wine;
+#   3. the unit and golden tests again under AddressSanitizer and UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+./scripts/install-deps.sh
+
+echo "== Linux build and tests"
+cmake --preset ci >/dev/null
+cmake --build --preset ci -j "$jobs"
+ctest --preset ci -j "$jobs"
+
+echo "== Windows cross build and unit tests under wine"
+export WINEDEBUG=-all
+cmake --preset windows >/dev/null
+cmake --build --preset windows -j "$jobs"
+ctest --preset windows
+
+echo "== Sanitizers (unit and golden tests)"
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ctest --test-dir build/asan -L 'unit|golden|fuzz' -j "$jobs" --output-on-failure
+echo "== all tests passed"

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+#include "commands.hpp"
+
+#include "run.hpp"
+
+#include <doctor/checks/all_checks.hpp>
+#include <doctor/checks/runner.hpp>
+#include <doctor/facts/collect.hpp>
+#include <doctor/facts/facts_json.hpp>
+#include <doctor/kb/knowledge_base.hpp>
+#include <doctor/platform/environment.hpp>
+#include <doctor/platform/host.hpp>
+#include <doctor/platform/process.hpp>
+#include <doctor/platform/sysroot.hpp>
+#include <doctor/platform/terminal.hpp>
+#include <doctor/util/file.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+
+namespace doctor::cli {
+
+namespace {
+
+constexpr std::size_t k_max_snapshot = 256 * 1024 * 1024;
+
+kb::KnowledgeBase load_kb(const TargetOptions& target) {
+  auto kb = target.kb_dir.empty() ? kb::KnowledgeBase::load_embedded()
+                                  : kb::KnowledgeBase::load_with_overrides(target.kb_dir);
+  if (!kb) {
+    throw CommandError{target.kb_dir.empty() ? k_exit_internal : k_exit_usage,
+                       fmt::format("knowledge base: {}", kb.error().message)};
+  }
+  return std::move(*kb);
+}
+
+// The examined system: the live machine with the doctor's own environment (single variables
+// overridden by --env), or a --sysroot tree whose environment holds only what --env gives.
+platform::SysRoot make_root(const TargetOptions& target) {
+  auto assignments = parse_env_assignments(target.env);
+  if (!assignments) {
+    throw CommandError{k_exit_usage, assignments.error().message};
+  }
+  if (target.sysroot.empty()) {
+    platform::Environment env = platform::Environment::of_this_process();
+    for (const auto& [name, value] : *assignments) {
+      env.set(name, value);
+    }
+    return platform::SysRoot("/", std::move(env), platform::host_os(), true);
+  }
+  auto kind = util::kind_of(target.sysroot);
+  if (!kind || (*kind != util::FileKind::directory && *kind != util::FileKind::symlink)) {
+    throw CommandError{k_exit_usage, fmt::format("--sysroot {}: not a directory", target.sysroot)};
+  }
+  return platform::SysRoot(
+      target.sysroot, platform::Environment(*assignments), platform::OsFamily::linux, false);
+}
+
+facts::Facts collect_facts(const TargetOptions& target) {
+  const platform::SysRoot root = make_root(target);
+  facts::CollectOptions options;
+  options.tool_version = DOCTOR_VERSION;
+  options.sysroot_label = target.sysroot.empty() ? "/" : target.sysroot;
+  options.query_nvml = !target.no_nvml;
+  if (auto self = platform::current_executable()) {
+    options.self_executable = *self;
+  }
+  return facts::collect(root, options);
+}
+
+facts::Facts load_snapshot(const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    auto data = util::read_file(path, k_max_snapshot);
+    if (!data) {
+      throw CommandError{k_exit_usage, fmt::format("--snapshot {}", data.error().message)};
+    }
+    text = std::move(*data);
+  }
+  auto facts = facts::from_json_text(text);
+  if (!facts) {
+    throw CommandError{k_exit_usage, fmt::format("--snapshot {}: {}", path, facts.error().message)};
+  }
+  return std::move(*facts);
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  if (auto written = util::write_file(path, text); !written) {
+    throw CommandError{k_exit_usage, fmt::format("-o {}", written.error().message)};
+  }
+}
+
+bool use_color(const CheckOptions& options) {
+  if (options.format != report::Format::text || !options.output.empty()) {
+    return false;
+  }
+  switch (options.color) {
+  case ColorMode::always:
+    return true;
+  case ColorMode::never:
+    return false;
+  case ColorMode::automatic:
+    break;
+  }
+  const char* no_color = std::getenv("NO_COLOR");
+  return (no_color == nullptr || no_color[0] == '\0') && platform::stdout_is_terminal();
+}
+
+} // namespace
+
+int run_check(const CheckOptions& options) {
+  const kb::KnowledgeBase kb = load_kb(options.target);
+  report::Report rep;
+  if (!options.target.snapshot.empty()) {
+    if (!options.target.sysroot.empty() || !options.target.env.empty()) {
+      throw CommandError{k_exit_usage, "--snapshot cannot be combined with --sysroot or --env"};
+    }
+    rep.target_kind = "snapshot";
+    rep.target = options.target.snapshot;
+  } else {
+    rep.target_kind = options.target.sysroot.empty() ? "live" : "sysroot";
+    rep.target = options.target.sysroot.empty() ? "/" : options.target.sysroot;
+  }
+  const facts::Facts facts = options.target.snapshot.empty()
+                                 ? collect_facts(options.target)
+                                 : load_snapshot(options.target.snapshot);
+  rep.command = "check";
+  rep.tool_version = DOCTOR_VERSION;
+  rep.kb_version = kb.version();
+  rep.fail_on = options.fail_on;
+  rep.inventory = report::make_inventory(facts);
+  rep.findings = checks::run_checks(facts, kb, checks::all_checks());
+  write_output(options.output, report::render(rep, options.format, use_color(options)));
+  return report::exit_status(rep) == 0 ? k_exit_ok : k_exit_findings;
+}
+
+int run_snapshot(const SnapshotOptions& options) {
+  const facts::Facts facts = collect_facts(options.target);
+  write_output(options.output, facts::to_json_text(facts));
+  return k_exit_ok;
+}
+
+} // namespace doctor::cli

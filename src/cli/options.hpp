@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/core/severity.hpp>
+#include <doctor/report/report.hpp>
+#include <doctor/util/error.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace doctor::cli {
+
+enum class ColorMode { automatic, always, never };
+
+// Where the facts come from.
+struct TargetOptions {
+  std::string sysroot;          // --sysroot DIR; empty: the live machine
+  std::vector<std::string> env; // --env NAME=VALUE, in order
+  std::string snapshot;         // --snapshot FILE (check only)
+  bool no_nvml = false;         // --no-nvml
+  std::string kb_dir;           // --kb-dir DIR
+};
+
+struct CheckOptions {
+  TargetOptions target;
+  report::Format format = report::Format::text;
+  ColorMode color = ColorMode::automatic;
+  Severity fail_on = Severity::error;
+  std::string output; // -o FILE; empty: stdout
+};
+
+struct SnapshotOptions {
+  TargetOptions target;
+  std::string output; // -o FILE; empty or "-": stdout
+};
+
+// Parses "--env" values into a map. Returns ErrorCode::invalid_argument naming the first value
+// without '=' or with an empty name.
+Expected<std::map<std::string, std::string>>
+parse_env_assignments(const std::vector<std::string>& values);
+
+// Parses "auto", "always", "never".
+std::optional<ColorMode> parse_color(std::string_view text);
+
+} // namespace doctor::cli

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+#include "run.hpp"
+
+#include "commands.hpp"
+#include "options.hpp"
+
+#include <doctor/nvapi/nvml_probe.hpp>
+#include <doctor/platform/terminal.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace doctor::cli {
+
+namespace {
+
+constexpr const char* k_footer = R"(Exit status:
+  0  nothing at or above --fail-on was found
+  1  findings at or above --fail-on (default: error)
+  2  usage error, or an input file (snapshot, --kb-dir) that cannot be used
+  3  internal error
+
+Documentation: README.md and docs/ in the source tree.)";
+
+void add_target_options(CLI::App& cmd, TargetOptions& t, bool with_snapshot) {
+  cmd.add_option("--sysroot",
+                 t.sysroot,
+                 "Examine DIR as the root of a Linux system (a container image, an extracted "
+                 "rootfs) instead of this machine. Its environment starts empty: use --env.")
+      ->type_name("DIR");
+  cmd.add_option("--env",
+                 t.env,
+                 "Set an environment variable of the examined system (PATH, LD_LIBRARY_PATH, "
+                 "CUDA_HOME, CONDA_PREFIX, VIRTUAL_ENV, ...); repeatable")
+      ->type_name("NAME=VALUE")
+      ->take_all();
+  if (with_snapshot) {
+    cmd.add_option("--snapshot",
+                   t.snapshot,
+                   "Analyse a snapshot written by 'cudnn-doctor snapshot' instead of a machine "
+                   "('-' reads standard input)")
+        ->type_name("FILE");
+  }
+  cmd.add_flag("--no-nvml", t.no_nvml, "Do not query NVML (the driver's management library)");
+  cmd.add_option(
+         "--kb-dir",
+         t.kb_dir,
+         "Use the knowledge-base files in DIR instead of the built-in ones of the same name")
+      ->type_name("DIR");
+}
+
+// `cudnn-doctor` alone, or with only options, means `cudnn-doctor check`.
+std::vector<std::string> with_default_command(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  static const std::vector<std::string> k_commands = {"check", "snapshot"};
+  const bool wants_top_level =
+      !args.empty()
+      && (args[0] == "--help" || args[0] == "-h" || args[0] == "--version" || args[0] == "help");
+  const bool has_command =
+      !args.empty() && std::find(k_commands.begin(), k_commands.end(), args[0]) != k_commands.end();
+  if (!wants_top_level && !has_command) {
+    args.insert(args.begin(), "check");
+  }
+  if (!args.empty() && args[0] == "help") {
+    args[0] = "--help";
+  }
+  return args;
+}
+
+int parse_and_run(int argc, char** argv) {
+  CLI::App app{
+      "cudnn-doctor: finds out why CUDA/cuDNN deep-learning work fails on this machine, "
+      "and says how to fix it.",
+      "cudnn-doctor"};
+  app.footer(k_footer);
+  app.set_version_flag("--version", std::string("cudnn-doctor ") + DOCTOR_VERSION);
+  app.require_subcommand(1, 1);
+
+  CheckOptions check;
+  std::string format = "text";
+  std::string color = "auto";
+  std::string fail_on = "error";
+  CLI::App* check_cmd = app.add_subcommand(
+      "check",
+      "Inspect this machine (or a --sysroot tree or --snapshot) and report findings, "
+      "worst first, each with evidence and fixes. The default command.");
+  add_target_options(*check_cmd, check.target, true);
+  check_cmd->add_option("--format", format, "Output format: text, json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown", "md"}));
+  check_cmd->add_option("--color", color, "Colour in text output: auto (default), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  check_cmd
+      ->add_option("--fail-on",
+                   fail_on,
+                   "Exit with status 1 if a finding is at least this severe: info, warning, "
+                   "error (default), critical")
+      ->check(CLI::IsMember({"info", "warning", "error", "critical"}));
+  check_cmd
+      ->add_option(
+          "-o,--output", check.output, "Write the report to FILE instead of standard output")
+      ->type_name("FILE");
+
+  SnapshotOptions snap;
+  CLI::App* snap_cmd = app.add_subcommand(
+      "snapshot",
+      "Write everything observed about this machine (or a --sysroot tree) as one "
+      "portable JSON file, for 'check --snapshot' anywhere.");
+  add_target_options(*snap_cmd, snap.target, false);
+  snap_cmd->add_option("-o,--output", snap.output, "Write to FILE instead of standard output")
+      ->type_name("FILE");
+
+  std::vector<std::string> args = with_default_command(argc, argv);
+  std::reverse(args.begin(), args.end()); // CLI11 takes a reversed vector
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return k_exit_usage;
+  }
+
+  if (check_cmd->parsed()) {
+    check.format = report::parse_format(format).value_or(report::Format::text);
+    check.color = parse_color(color).value_or(ColorMode::automatic);
+    check.fail_on = parse_severity(fail_on).value_or(Severity::error);
+    return run_check(check);
+  }
+  return run_snapshot(snap);
+}
+
+} // namespace
+
+int run(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == nvapi::k_nvml_probe_argument) {
+    return nvapi::run_nvml_probe_child();
+  }
+  platform::prepare_console();
+  try {
+    return parse_and_run(argc, argv);
+  } catch (const CommandError& e) {
+    fmt::print(stderr, "cudnn-doctor: error: {}\n", e.message);
+    return e.exit_status;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "cudnn-doctor: internal error: {}\n", e.what());
+    return k_exit_internal;
+  } catch (...) {
+    fmt::print(stderr, "cudnn-doctor: internal error\n");
+    return k_exit_internal;
+  }
+}
+
+} // namespace doctor::cli

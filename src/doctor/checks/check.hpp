@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/core/finding.hpp>
+#include <doctor/facts/facts.hpp>
+#include <doctor/kb/knowledge_base.hpp>
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace doctor::checks {
+
+// Collects what a check reports.
+class FindingSink {
+public:
+  void add(FindingDraft draft) { m_drafts.push_back(std::move(draft)); }
+  const std::vector<FindingDraft>& drafts() const { return m_drafts; }
+  std::vector<FindingDraft> take() { return std::move(m_drafts); }
+
+private:
+  std::vector<FindingDraft> m_drafts;
+};
+
+// A check: a pure function of the facts and the knowledge base. It must not read the machine.
+using CheckFn = void (*)(const facts::Facts&, const kb::KnowledgeBase&, FindingSink&);
+
+// One row of the check registry: its name, every finding id it can emit (the runner refuses
+// others, and a test holds this list against the knowledge base), and the function.
+struct CheckDef {
+  std::string_view name;
+  std::span<const std::string_view> emits;
+  CheckFn run;
+};
+
+// Ids emitted by the runner itself, not by a check.
+inline constexpr std::string_view k_check_failed_id = "internal.check_failed";
+
+} // namespace doctor::checks

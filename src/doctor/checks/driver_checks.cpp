@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+#include "checks.hpp"
+#include "helpers.hpp"
+
+#include <doctor/util/strings.hpp>
+
+#include <algorithm>
+
+namespace doctor::checks {
+
+namespace {
+
+bool bound_to(const facts::PciDevice& gpu, std::string_view driver) {
+  return gpu.driver && *gpu.driver == driver;
+}
+
+std::string describe_gpus(const std::vector<facts::PciDevice>& gpus) {
+  std::string out = describe_gpu(gpus.front());
+  if (gpus.size() > 1) {
+    out += fmt::format(" (and {} more)", gpus.size() - 1);
+  }
+  return out;
+}
+
+void add_gpu_evidence(const facts::Facts& facts, FindingDraft& d) {
+  for (const facts::PciDevice& gpu : facts.pci->nvidia_gpus) {
+    d.evidence.push_back(
+        Evidence{facts.pci.source(),
+                 fmt::format("{}; kernel driver: {}",
+                             describe_gpu(gpu),
+                             gpu.driver ? *gpu.driver : "none (" + gpu.driver.reason() + ")")});
+  }
+}
+
+} // namespace
+
+void check_driver_loaded(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  if (!facts.pci || facts.pci->nvidia_gpus.empty() || facts.driver.kernel_module_version) {
+    return;
+  }
+  const auto& gpus = facts.pci->nvidia_gpus;
+  // nouveau holding the GPU is the root cause; driver_nouveau reports it.
+  if (std::any_of(gpus.begin(), gpus.end(), [](const auto& g) { return bound_to(g, "nouveau"); })) {
+    return;
+  }
+  FindingDraft d;
+  d.id = "driver.not_loaded";
+  d.subject = gpus.front().address;
+  std::string reason = facts.driver.kernel_module_version.reason();
+  if (std::any_of(
+          gpus.begin(), gpus.end(), [](const auto& g) { return bound_to(g, "vfio-pci"); })) {
+    reason += "; the GPU is bound to vfio-pci, i.e. reserved for passthrough to a virtual machine";
+  }
+  d.params = {{"gpu", describe_gpus(gpus)}, {"reason", reason}};
+  add_gpu_evidence(facts, d);
+  d.evidence.push_back(evidence_of(facts.driver.kernel_module_version, "NVIDIA kernel module"));
+  if (facts.driver.loaded_modules) {
+    d.evidence.push_back(Evidence{facts.driver.loaded_modules.source(),
+                                  "GPU modules loaded: "
+                                      + (facts.driver.loaded_modules->empty()
+                                             ? std::string("none")
+                                             : util::join(*facts.driver.loaded_modules, ", "))});
+  }
+  for (const facts::DriverLibrary& lib : facts.driver.libraries) {
+    if (!lib.stub) {
+      d.evidence.push_back(Evidence{"file:" + lib.path,
+                                    fmt::format("user-space driver library {} {}",
+                                                lib.name,
+                                                lib.version.value_or("(version unknown)"))});
+    }
+  }
+  d.tags = distro_tags(facts);
+  out.add(std::move(d));
+}
+
+void check_nouveau(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  if (!facts.pci || facts.pci->nvidia_gpus.empty()) {
+    return;
+  }
+  const auto& gpus = facts.pci->nvidia_gpus;
+  std::vector<facts::PciDevice> held;
+  for (const facts::PciDevice& g : gpus) {
+    if (bound_to(g, "nouveau")) {
+      held.push_back(g);
+    }
+  }
+  std::string how;
+  if (!held.empty()) {
+    how = "is bound to the GPU";
+  } else if (facts.driver.nouveau_loaded.value_or(false)
+             && std::any_of(gpus.begin(), gpus.end(), [](const auto& g) { return !g.driver; })) {
+    how = "kernel module is loaded while the GPU has no driver bound";
+    held = gpus;
+  } else {
+    return;
+  }
+  FindingDraft d;
+  d.id = "driver.nouveau_bound";
+  d.subject = held.front().address;
+  d.params = {{"gpu", describe_gpus(held)}, {"how", how}};
+  add_gpu_evidence(facts, d);
+  d.evidence.push_back(evidence_of(facts.driver.nouveau_loaded, "nouveau module loaded"));
+  d.tags = distro_tags(facts);
+  out.add(std::move(d));
+}
+
+// NVML creates /dev/nvidiactl as root even without a driver, so only the per-GPU nodes
+// (/dev/nvidia0, /dev/nvidia1, …) show that a program here can open a GPU.
+void check_device_nodes(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  const auto& drv = facts.driver;
+  if (!drv.kernel_module_version || !drv.device_nodes) {
+    return;
+  }
+  std::vector<std::string> names;
+  bool gpu_node = false;
+  for (const facts::DeviceNode& n : *drv.device_nodes) {
+    names.push_back(n.path);
+    const std::string_view name = n.path.substr(n.path.rfind('/') + 1);
+    if (name.size() > 6 && util::parse_uint(name.substr(6)) && n.kind == "character_device") {
+      gpu_node = true;
+    }
+  }
+  if (gpu_node) {
+    return;
+  }
+  FindingDraft d;
+  d.id = "driver.device_nodes_missing";
+  d.subject = "/dev/nvidia*";
+  d.params = {{"module_version", *drv.kernel_module_version},
+              {"nodes", names.empty() ? std::string("none") : util::join(names, ", ")}};
+  d.evidence.push_back(evidence_of(drv.kernel_module_version, "NVIDIA kernel module"));
+  d.evidence.push_back(
+      Evidence{drv.device_nodes.source(),
+               names.empty() ? "no /dev/nvidia* entries" : "entries: " + util::join(names, ", ")});
+  out.add(std::move(d));
+}
+
+void check_nvml_probe(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  const auto& nvml = facts.driver.nvml;
+  if (nvml.status != "probe_failed") {
+    return;
+  }
+  FindingDraft d;
+  d.id = "driver.nvml_probe_failed";
+  d.subject = "NVML";
+  d.params = {{"detail", nvml.detail}};
+  d.evidence.push_back(Evidence{"probe:nvml", nvml.detail});
+  d.evidence.push_back(evidence_of(facts.driver.kernel_module_version, "NVIDIA kernel module"));
+  out.add(std::move(d));
+}
+
+} // namespace doctor::checks

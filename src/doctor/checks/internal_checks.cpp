@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+#include "checks.hpp"
+
+namespace doctor::checks {
+
+void check_collector_errors(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  for (const facts::CollectorError& e : facts.collection.errors) {
+    FindingDraft d;
+    d.id = "internal.collector_failed";
+    d.subject = e.collector;
+    d.params = {{"collector", e.collector}, {"error", e.message}};
+    d.evidence.push_back(Evidence{"collector:" + e.collector, e.message});
+    out.add(std::move(d));
+  }
+}
+
+} // namespace doctor::checks

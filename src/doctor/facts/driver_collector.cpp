@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+#include "collect.hpp"
+#include "text_formats.hpp"
+
+#include <doctor/util/strings.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace doctor::facts {
+
+namespace {
+
+constexpr std::size_t k_small_file = 1024 * 1024;
+
+// Directories where distributions and NVIDIA's installers put the user-space driver, beyond the
+// linker's own configuration: Debian's alternatives target, WSL's driver store mount, and the
+// path NVIDIA's container images add.
+constexpr const char* k_extra_driver_dirs[] = {
+    "/usr/lib/x86_64-linux-gnu/nvidia/current",
+    "/usr/lib/aarch64-linux-gnu/nvidia/current",
+    "/usr/lib/wsl/lib",
+    "/usr/local/nvidia/lib64",
+    "/usr/local/nvidia/lib",
+};
+
+constexpr const char* k_driver_library_stems[] = {"libcuda.so", "libnvidia-ml.so"};
+
+std::string octal_mode(std::uint32_t mode) {
+  return fmt::format("{:04o}", mode & 07777U);
+}
+
+void collect_module(const platform::SysRoot& root, DriverInfo& d) {
+  constexpr const char* k_proc = "/proc/driver/nvidia/version";
+  if (auto text = root.read_file(k_proc, k_small_file)) {
+    if (auto parsed = parse_nvidia_proc_version(*text)) {
+      const std::string source = fmt::format("file:{}", k_proc);
+      d.kernel_module_version = Fact<std::string>::known(parsed->version, source);
+      d.kernel_module_type = Fact<std::string>::known(parsed->type, source);
+      d.kernel_module_banner = Fact<std::string>::known(parsed->banner, source);
+    } else {
+      const std::string why = fmt::format("{} has no NVRM version line", k_proc);
+      d.kernel_module_version = Fact<std::string>::unknown(why);
+      d.kernel_module_type = Fact<std::string>::unknown(why);
+      d.kernel_module_banner = Fact<std::string>::unknown(why);
+    }
+  } else {
+    const std::string why =
+        text.error().code == ErrorCode::not_found
+            ? fmt::format("{} does not exist: the NVIDIA kernel module is not loaded", k_proc)
+            : fmt::format("cannot read {}: {}", k_proc, text.error().message);
+    d.kernel_module_version = Fact<std::string>::unknown(why);
+    d.kernel_module_type = Fact<std::string>::unknown(why);
+    d.kernel_module_banner = Fact<std::string>::unknown(why);
+  }
+
+  constexpr const char* k_sys = "/sys/module/nvidia/version";
+  if (auto text = root.read_file(k_sys, k_small_file)) {
+    d.sys_module_version = Fact<std::string>::known(util::sanitize(util::trim(*text), 64),
+                                                    fmt::format("file:{}", k_sys));
+  } else {
+    d.sys_module_version = Fact<std::string>::unknown(
+        text.error().code == ErrorCode::not_found
+            ? fmt::format("{} does not exist", k_sys)
+            : fmt::format("cannot read {}: {}", k_sys, text.error().message));
+  }
+
+  if (auto text = root.read_file("/proc/modules", 4 * k_small_file)) {
+    std::vector<std::string> gpu_modules;
+    bool nouveau = false;
+    for (std::string& m : parse_proc_modules(*text)) {
+      if (m == "nouveau") {
+        nouveau = true;
+      }
+      if (m.starts_with("nvidia") || m == "nouveau" || m == "nvidiafb") {
+        gpu_modules.push_back(std::move(m));
+      }
+    }
+    std::sort(gpu_modules.begin(), gpu_modules.end());
+    d.loaded_modules = Fact<std::vector<std::string>>::known(gpu_modules, "file:/proc/modules");
+    d.nouveau_loaded = Fact<bool>::known(nouveau, "file:/proc/modules");
+  } else {
+    const std::string why = "cannot read /proc/modules (not a live system, or no module support)";
+    d.loaded_modules = Fact<std::vector<std::string>>::unknown(why);
+    if (root.exists("/sys/module/nouveau")) {
+      d.nouveau_loaded = Fact<bool>::known(true, "file:/sys/module/nouveau");
+    } else {
+      d.nouveau_loaded = Fact<bool>::unknown(why);
+    }
+  }
+}
+
+// Finds the user-space driver libraries by their versioned file names. The soname link
+// (libcuda.so.1) is followed to the real file, whose name carries the driver version.
+void collect_libraries(const platform::SysRoot& root, const Facts& facts, DriverInfo& d) {
+  std::vector<std::string> dirs;
+  auto add = [&](const std::string& dir) {
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) {
+      dirs.push_back(dir);
+    }
+  };
+  for (const std::string& dir : root.env().list("LD_LIBRARY_PATH")) {
+    add(platform::normalize_path(dir));
+  }
+  if (facts.linker.conf_dirs) {
+    for (const std::string& dir : *facts.linker.conf_dirs) {
+      add(dir);
+    }
+  }
+  if (facts.linker.cache) {
+    for (const LdCacheEntry& e : *facts.linker.cache) {
+      if (e.name.starts_with("libcuda.so") || e.name.starts_with("libnvidia-ml.so")) {
+        add(platform::parent_path(e.path));
+      }
+    }
+  }
+  for (const std::string& dir : facts.linker.default_dirs) {
+    add(dir);
+  }
+  for (const char* dir : k_extra_driver_dirs) {
+    add(dir);
+  }
+
+  std::set<std::string> seen;
+  for (const std::string& dir : dirs) {
+    auto entries = root.list_dir(dir);
+    if (!entries) {
+      continue;
+    }
+    for (const util::DirEntry& e : *entries) {
+      for (const char* stem : k_driver_library_stems) {
+        const std::string_view name = e.name;
+        if (!name.starts_with(stem) || name.size() == std::string_view(stem).size()) {
+          continue;
+        }
+        auto real = root.resolve(platform::join_path(dir, e.name));
+        if (!real || !seen.insert(*real).second || !root.is_file(*real)) {
+          continue;
+        }
+        DriverLibrary lib;
+        lib.name = std::string(stem).substr(0, std::string_view(stem).size() - 3);
+        lib.path = *real;
+        const auto version = version_after_stem(platform::file_name(*real), stem);
+        // "libcuda.so.1" alone says nothing, and neither does WSL's "libcuda.so.1.1": a driver
+        // version has 2+ parts and a branch number of 100 or more ("535.104.05", "390.157").
+        const auto parsed = version ? Version::parse(*version) : std::nullopt;
+        if (parsed && parsed->size() >= 2 && parsed->major() >= 100) {
+          lib.version = Fact<std::string>::known(*version, fmt::format("name:{}", *real));
+        } else {
+          lib.version = Fact<std::string>::unknown(
+              fmt::format("the file name {} carries no driver version", *real));
+        }
+        lib.stub = real->find("/stubs/") != std::string::npos;
+        d.libraries.push_back(std::move(lib));
+      }
+    }
+  }
+  std::sort(d.libraries.begin(), d.libraries.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.name, a.path) < std::tie(b.name, b.path);
+  });
+}
+
+void collect_device_nodes(const platform::SysRoot& root, DriverInfo& d) {
+  auto entries = root.list_dir("/dev");
+  if (!entries) {
+    d.device_nodes = Fact<std::vector<DeviceNode>>::unknown(
+        fmt::format("cannot list /dev: {}", entries.error().message));
+    return;
+  }
+  std::vector<DeviceNode> nodes;
+  for (const util::DirEntry& e : *entries) {
+    if (!e.name.starts_with("nvidia")) {
+      continue;
+    }
+    const std::string path = platform::join_path("/dev", e.name);
+    auto st = root.lstat(path);
+    if (!st) {
+      continue;
+    }
+    DeviceNode n;
+    n.path = path;
+    n.kind = std::string(util::to_string(st->kind));
+    n.mode = octal_mode(st->mode);
+    n.uid = st->uid;
+    n.gid = st->gid;
+    n.major = st->rdev_major;
+    n.minor = st->rdev_minor;
+    nodes.push_back(std::move(n));
+  }
+  d.device_nodes = Fact<std::vector<DeviceNode>>::known(std::move(nodes), "dir:/dev");
+}
+
+} // namespace
+
+void collect_driver(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
+  collect_module(root, facts.driver);
+  collect_libraries(root, facts, facts.driver);
+  collect_device_nodes(root, facts.driver);
+}
+
+} // namespace doctor::facts

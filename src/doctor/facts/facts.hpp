@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/facts/fact.hpp>
+#include <doctor/util/version.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+// Everything the doctor observed about one machine: the snapshot. Collectors fill it, checks read
+// it, `snapshot` writes it as JSON (docs/snapshot.md) and `check --snapshot` reads it back. A
+// check may only use what is in here, so a snapshot analysed anywhere gives the same findings as
+// the live run that produced it.
+//
+// Paths are inner paths of the examined machine (see platform::SysRoot). Lists are sorted by the
+// collectors so that two runs on the same machine produce identical snapshots.
+namespace doctor::facts {
+
+inline constexpr const char* k_snapshot_schema = "cudnn-doctor-snapshot/1";
+
+struct CollectorError {
+  std::string collector;
+  std::string message;
+  bool operator==(const CollectorError&) const = default;
+};
+
+struct CollectionInfo {
+  std::string schema = k_snapshot_schema;
+  std::string tool_version;
+  std::string os_family = "linux";
+  std::string sysroot = "/"; // as given on the command line
+  bool live = true;          // the machine the doctor ran on, not a --sysroot tree
+  std::string collected_at;  // ISO 8601 UTC
+  std::vector<CollectorError> errors;
+  bool operator==(const CollectionInfo&) const = default;
+};
+
+struct OsInfo {
+  Fact<std::string> pretty_name; // "Debian GNU/Linux 12 (bookworm)"
+  Fact<std::string> id;          // "debian"
+  Fact<std::string> version_id;  // "12"
+  Fact<std::string> kernel_release;
+  Fact<std::string> architecture; // "x86_64"
+  Fact<Version> glibc_version;
+  Fact<std::string> cpu_model;
+  Fact<std::uint64_t> cpu_count;
+  Fact<std::uint64_t> memory_total; // bytes
+  Fact<std::uint64_t> memory_available;
+  Fact<std::uint64_t> swap_total;
+  Fact<std::uint64_t> swap_free;
+  bool operator==(const OsInfo&) const = default;
+};
+
+// A /dev/nvidia* node. `mode` is octal text ("0666").
+struct DeviceNode {
+  std::string path;
+  std::string kind; // "character_device", "regular" (a broken node), …
+  std::string mode;
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::uint32_t major = 0;
+  std::uint32_t minor = 0;
+  bool operator==(const DeviceNode&) const = default;
+};
+
+// A user-space driver library file (libcuda.so.<ver>, libnvidia-ml.so.<ver>).
+struct DriverLibrary {
+  std::string name; // "libcuda", "libnvidia-ml"
+  std::string path; // the versioned file
+  Fact<std::string> version;
+  bool stub = false; // NVIDIA's link-time stub (…/stubs/libcuda.so), not a driver
+  bool operator==(const DriverLibrary&) const = default;
+};
+
+struct NvmlDevice {
+  unsigned index = 0;
+  Fact<std::string> name;
+  Fact<std::string> uuid;
+  Fact<std::string> pci_bus_id;
+  Fact<std::string> compute_capability; // "9.0"
+  Fact<std::uint64_t> memory_total;     // bytes
+  Fact<std::uint64_t> memory_free;
+  bool operator==(const NvmlDevice&) const = default;
+};
+
+// What NVML said. `status` is one of: "ok", "not_attempted" (not the live machine, or NVML not
+// wanted), "library_not_found", "init_failed", "probe_failed" (the isolated probe crashed or hung).
+struct NvmlInfo {
+  std::string status = "not_attempted";
+  std::string detail; // the reason behind a status other than "ok"
+  Fact<std::string> library;
+  Fact<std::int64_t> init_result; // nvmlReturn_t of nvmlInit_v2
+  Fact<std::string> nvml_version;
+  Fact<std::string> driver_version;
+  Fact<std::string> cuda_driver_version; // "13.0": the newest CUDA this driver supports
+  Fact<std::vector<NvmlDevice>> devices;
+  bool operator==(const NvmlInfo&) const = default;
+};
+
+struct DriverInfo {
+  Fact<std::string> kernel_module_version;       // "535.104.05"
+  Fact<std::string> kernel_module_banner;        // first line of /proc/driver/nvidia/version
+  Fact<std::string> kernel_module_type;          // "open" or "proprietary"
+  Fact<std::string> sys_module_version;          // /sys/module/nvidia/version
+  Fact<std::vector<std::string>> loaded_modules; // GPU-related modules from /proc/modules
+  Fact<bool> nouveau_loaded;
+  std::vector<DriverLibrary> libraries;
+  Fact<std::vector<DeviceNode>> device_nodes;
+  NvmlInfo nvml;
+  bool operator==(const DriverInfo&) const = default;
+};
+
+// A PCI function from /sys/bus/pci/devices.
+struct PciDevice {
+  std::string address; // "0000:01:00.0"
+  std::uint32_t vendor_id = 0;
+  std::uint32_t device_id = 0;
+  std::uint32_t subsystem_vendor_id = 0;
+  std::uint32_t subsystem_device_id = 0;
+  std::uint32_t class_code = 0; // 0x030000 VGA, 0x030200 3D controller
+  Fact<std::string> name;       // from pci.ids
+  Fact<std::string> driver;     // bound kernel driver ("nvidia", "nouveau", "vfio-pci")
+  bool operator==(const PciDevice&) const = default;
+};
+
+struct PciScan {
+  std::uint64_t devices_scanned = 0;
+  std::vector<PciDevice> nvidia_gpus;    // vendor 0x10de, display class
+  std::vector<PciDevice> other_displays; // display-class devices of other vendors
+  bool operator==(const PciScan&) const = default;
+};
+
+struct CudaToolkit {
+  std::string path;                   // canonical directory
+  std::vector<std::string> aliases;   // other paths that lead here ("/usr/local/cuda")
+  std::vector<std::string> found_via; // "dir:/usr/local/cuda*", "env:CUDA_HOME", "PATH:nvcc", …
+  Fact<Version> version;              // toolkit release, e.g. 13.0 or 12.4.1
+  Fact<Version> runtime_version;      // libcudart, as precise as known
+  Fact<std::string> nvcc;             // path of nvcc inside the toolkit
+  std::vector<std::string> library_dirs;
+  bool operator==(const CudaToolkit&) const = default;
+};
+
+// One libcudnn* file of an installation directory.
+struct CudnnLibrary {
+  std::string name;      // as found in the directory: "libcudnn_ops.so.9"
+  std::string member;    // library-set member it provides: "libcudnn_ops" (no suffix)
+  unsigned major = 0;    // from the name
+  std::string real_path; // after symlinks
+  std::uint64_t size = 0;
+  Fact<Version> version; // full version if any source tells
+  bool operator==(const CudnnLibrary&) const = default;
+};
+
+// A directory holding cuDNN libraries of one major version.
+struct CudnnInstall {
+  std::string dir;
+  unsigned major = 0;
+  std::vector<std::string> found_via; // "LD_LIBRARY_PATH", "ld.so.cache", "toolkit:/usr/local/…", …
+  Fact<Version> version;              // of the installation as a whole
+  Fact<Version> header_version;       // cudnn_version.h next to it
+  Fact<std::string> package; // "pip nvidia-cudnn-cu13 9.19.0.56", "dpkg libcudnn9-cuda-12 …"
+  std::vector<CudnnLibrary> libraries;
+  bool operator==(const CudnnInstall&) const = default;
+};
+
+struct PythonPackage {
+  std::string name; // normalised: "nvidia-cudnn-cu12"
+  std::string version;
+  std::string source; // the .dist-info / .egg-info directory
+  bool operator==(const PythonPackage&) const = default;
+};
+
+// A deep-learning framework installed in a Python environment, read from its files (never
+// imported).
+struct Framework {
+  std::string name;     // "torch", "tensorflow", "jax", "jaxlib", "paddle", "onnxruntime"
+  std::string location; // package directory
+  Fact<std::string> version;
+  Fact<bool> cuda_build;
+  Fact<std::string> cuda_version;  // what it was built with
+  Fact<std::string> cudnn_version; // what it was built with, as precise as recorded
+  Fact<std::vector<std::string>> cuda_archs;
+  bool operator==(const Framework&) const = default;
+};
+
+struct PythonEnv {
+  std::string prefix;
+  std::string kind;                   // "venv", "conda", "pyenv", "system"
+  std::vector<std::string> found_via; // "PATH:python3", "env:VIRTUAL_ENV", "env:CONDA_PREFIX", …
+  Fact<std::string> python_version;
+  Fact<std::string> site_packages;
+  std::vector<PythonPackage> packages; // GPU-relevant only: frameworks and nvidia-* wheels
+  std::vector<Framework> frameworks;
+  bool operator==(const PythonEnv&) const = default;
+};
+
+struct LdCacheEntry {
+  std::string name; // "libcudnn.so.9"
+  std::string path;
+  std::string arch; // "x86-64", "i386", …
+  bool operator==(const LdCacheEntry&) const = default;
+};
+
+// The dynamic linker's configuration of the examined machine.
+struct LinkerInfo {
+  Fact<std::vector<std::string>> conf_dirs; // from /etc/ld.so.conf and its includes, in order
+  Fact<std::vector<LdCacheEntry>> cache;    // /etc/ld.so.cache, in cache order
+  std::vector<std::string> default_dirs;    // the loader's built-in trusted directories
+  bool operator==(const LinkerInfo&) const = default;
+};
+
+struct Facts {
+  CollectionInfo collection;
+  std::map<std::string, std::string> environment; // GPU-relevant variables that are set
+  OsInfo os;
+  DriverInfo driver;
+  Fact<PciScan> pci;
+  LinkerInfo linker;
+  std::vector<CudaToolkit> cuda_toolkits;
+  std::vector<CudnnInstall> cudnn;
+  std::vector<PythonEnv> python_envs;
+  bool operator==(const Facts&) const = default;
+};
+
+} // namespace doctor::facts

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+#include "knowledge_base.hpp"
+
+#include <doctor/kb/embedded.hpp>
+#include <doctor/util/file.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace doctor::kb {
+
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::size_t k_max_kb_file = 16 * 1024 * 1024;
+
+// A validation failure inside one file; caught in load() and turned into an Error.
+struct Invalid {
+  std::string message;
+};
+
+const Json& field(const Json& row, const char* name, Json::value_t type, const std::string& where) {
+  if (!row.is_object() || !row.contains(name)) {
+    throw Invalid{fmt::format("{}: missing field \"{}\"", where, name)};
+  }
+  const Json& value = row.at(name);
+  if (value.type() != type) {
+    throw Invalid{fmt::format("{}: field \"{}\" has the wrong type", where, name)};
+  }
+  return value;
+}
+
+std::string string_field(const Json& row, const char* name, const std::string& where) {
+  const std::string s = field(row, name, Json::value_t::string, where).get<std::string>();
+  if (s.empty()) {
+    throw Invalid{fmt::format("{}: field \"{}\" is empty", where, name)};
+  }
+  return s;
+}
+
+std::string optional_string(const Json& row, const char* name, const std::string& where) {
+  if (!row.contains(name)) {
+    return {};
+  }
+  return field(row, name, Json::value_t::string, where).get<std::string>();
+}
+
+void check_placeholders(std::string_view text,
+                        const std::set<std::string>& declared,
+                        const std::string& where) {
+  auto names = placeholders(text);
+  if (!names) {
+    throw Invalid{fmt::format("{}: {}", where, names.error().message)};
+  }
+  for (const std::string& n : *names) {
+    if (declared.count(n) == 0) {
+      throw Invalid{fmt::format("{}: placeholder {{{}}} is not declared in \"params\"", where, n)};
+    }
+  }
+}
+
+void check_header(const Json& doc, std::string_view kind, const std::string& file) {
+  if (!doc.is_object()) {
+    throw Invalid{fmt::format("{}: not a JSON object", file)};
+  }
+  if (string_field(doc, "spec", file) != k_spec) {
+    throw Invalid{fmt::format("{}: \"spec\" must be \"{}\"", file, k_spec)};
+  }
+  if (string_field(doc, "kind", file) != kind) {
+    throw Invalid{fmt::format("{}: \"kind\" must be \"{}\"", file, kind)};
+  }
+}
+
+std::vector<FindingTemplate> parse_findings(const Json& doc, const std::string& file) {
+  check_header(doc, "findings", file);
+  std::vector<FindingTemplate> out;
+  std::set<std::string> seen;
+  const Json& rows = field(doc, "findings", Json::value_t::array, file);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Json& row = rows[i];
+    std::string where = fmt::format("{}: findings[{}]", file, i);
+    FindingTemplate t;
+    t.id = string_field(row, "id", where);
+    where += " (" + t.id + ")";
+    if (!seen.insert(t.id).second) {
+      throw Invalid{fmt::format("{}: duplicate id", where)};
+    }
+    t.title = string_field(row, "title", where);
+    const auto sev = parse_severity(string_field(row, "severity", where));
+    if (!sev) {
+      throw Invalid{fmt::format("{}: severity must be info, warning, error or critical", where)};
+    }
+    t.severity = *sev;
+    const std::string cls = string_field(row, "cause_class", where);
+    const auto cause = parse_cause_class(cls);
+    if (!cause) {
+      throw Invalid{fmt::format("{}: unknown cause class \"{}\"", where, cls)};
+    }
+    t.cause_class = *cause;
+    std::set<std::string> declared;
+    if (row.contains("params")) {
+      for (const Json& p : field(row, "params", Json::value_t::array, where)) {
+        if (!p.is_string() || p.get<std::string>().empty()) {
+          throw Invalid{fmt::format("{}: \"params\" must be non-empty strings", where)};
+        }
+        t.params.push_back(p.get<std::string>());
+        declared.insert(t.params.back());
+      }
+    }
+    t.message = string_field(row, "message", where);
+    check_placeholders(t.message, declared, where + " message");
+    const Json& fixes = field(row, "fixes", Json::value_t::array, where);
+    if (fixes.empty()) {
+      throw Invalid{fmt::format("{}: needs at least one fix", where)};
+    }
+    for (std::size_t k = 0; k < fixes.size(); ++k) {
+      const std::string fwhere = fmt::format("{} fixes[{}]", where, k);
+      FixTemplate f;
+      f.text = string_field(fixes[k], "text", fwhere);
+      f.command = optional_string(fixes[k], "command", fwhere);
+      f.when = optional_string(fixes[k], "when", fwhere);
+      check_placeholders(f.text, declared, fwhere);
+      check_placeholders(f.command, declared, fwhere);
+      t.fixes.push_back(std::move(f));
+    }
+    t.source = string_field(row, "source", where);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<CudnnLibrarySet> parse_library_sets(const Json& doc, const std::string& file) {
+  check_header(doc, "library_sets", file);
+  std::vector<CudnnLibrarySet> out;
+  const Json& rows = field(doc, "cudnn", Json::value_t::array, file);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Json& row = rows[i];
+    const std::string where = fmt::format("{}: cudnn[{}]", file, i);
+    CudnnLibrarySet s;
+    const Json& major = field(row, "major", Json::value_t::number_unsigned, where);
+    s.major = major.get<unsigned>();
+    s.os = string_field(row, "os", where);
+    if (s.os != "linux" && s.os != "windows") {
+      throw Invalid{fmt::format("{}: os must be linux or windows", where)};
+    }
+    s.variant = string_field(row, "variant", where);
+    for (const Json& m : field(row, "members", Json::value_t::array, where)) {
+      if (!m.is_string() || m.get<std::string>().empty()) {
+        throw Invalid{fmt::format("{}: members must be non-empty strings", where)};
+      }
+      s.members.push_back(m.get<std::string>());
+    }
+    if (s.members.empty()) {
+      throw Invalid{fmt::format("{}: members is empty", where)};
+    }
+    if (row.contains("optional")) {
+      for (const Json& o : field(row, "optional", Json::value_t::array, where)) {
+        s.optional_members.emplace_back(string_field(o, "member", where + " optional"),
+                                        string_field(o, "since", where + " optional"));
+      }
+    }
+    s.source = string_field(row, "source", where);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+} // namespace
+
+Expected<std::vector<std::string>> placeholders(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '{') {
+      if (i + 1 < text.size() && text[i + 1] == '{') {
+        ++i;
+        continue;
+      }
+      const auto close = text.find('}', i);
+      if (close == std::string_view::npos) {
+        return make_error(ErrorCode::parse, "unbalanced '{'");
+      }
+      const std::string_view name = text.substr(i + 1, close - i - 1);
+      if (name.empty() || name.find_first_of("{:!") != std::string_view::npos) {
+        return make_error(ErrorCode::parse, fmt::format("bad placeholder {{{}}}", name));
+      }
+      out.emplace_back(name);
+      i = close;
+    } else if (text[i] == '}') {
+      if (i + 1 < text.size() && text[i + 1] == '}') {
+        ++i;
+        continue;
+      }
+      return make_error(ErrorCode::parse, "unbalanced '}'");
+    }
+  }
+  return out;
+}
+
+Expected<KnowledgeBase>
+KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& files,
+                    const std::map<std::string, std::string>& origins) {
+  KnowledgeBase kb;
+  bool have_manifest = false;
+  bool have_findings = false;
+  bool have_sets = false;
+  try {
+    for (const auto& [name, text] : files) {
+      Json doc;
+      try {
+        doc = Json::parse(text);
+      } catch (const Json::parse_error& e) {
+        throw Invalid{fmt::format("{}: not JSON ({})", name, e.what())};
+      }
+      if (!doc.is_object() || !doc.contains("kind") || !doc["kind"].is_string()) {
+        throw Invalid{fmt::format("{}: missing field \"kind\"", name)};
+      }
+      const std::string kind = doc["kind"].get<std::string>();
+      KbFileInfo info{name, origins.count(name) != 0 ? origins.at(name) : "embedded", 0};
+      if (kind == "manifest") {
+        check_header(doc, "manifest", name);
+        kb.m_version = string_field(doc, "version", name);
+        have_manifest = true;
+      } else if (kind == "findings") {
+        kb.m_findings = parse_findings(doc, name);
+        info.rows = kb.m_findings.size();
+        have_findings = true;
+      } else if (kind == "library_sets") {
+        kb.m_cudnn_sets = parse_library_sets(doc, name);
+        info.rows = kb.m_cudnn_sets.size();
+        have_sets = true;
+      } else {
+        throw Invalid{fmt::format("{}: unknown kind \"{}\"", name, kind)};
+      }
+      kb.m_files.push_back(std::move(info));
+    }
+  } catch (const Invalid& e) {
+    return make_error(ErrorCode::parse, e.message);
+  } catch (const Json::exception& e) {
+    return make_error(ErrorCode::parse, e.what());
+  }
+  if (!have_manifest || !have_findings || !have_sets) {
+    return make_error(ErrorCode::parse,
+                      "the knowledge base needs kb.json, findings.json and library_sets.json");
+  }
+  return kb;
+}
+
+Expected<KnowledgeBase> KnowledgeBase::load_embedded() {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const EmbeddedFile& f : embedded_files()) {
+    files.emplace_back(f.name, std::string(f.contents));
+  }
+  return load(files);
+}
+
+Expected<KnowledgeBase> KnowledgeBase::load_with_overrides(const std::filesystem::path& dir) {
+  auto listing = util::list_directory(dir);
+  if (!listing) {
+    return make_error(listing.error().code, fmt::format("--kb-dir: {}", listing.error().message));
+  }
+  std::map<std::string, std::string> origins;
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const EmbeddedFile& f : embedded_files()) {
+    files.emplace_back(f.name, std::string(f.contents));
+  }
+  for (const util::DirEntry& e : *listing) {
+    if (e.name.size() < 6 || e.name.substr(e.name.size() - 5) != ".json") {
+      continue;
+    }
+    auto text = util::read_file(dir / e.name, k_max_kb_file);
+    if (!text) {
+      return make_error(text.error().code, fmt::format("--kb-dir: {}", text.error().message));
+    }
+    const auto it =
+        std::find_if(files.begin(), files.end(), [&](const auto& f) { return f.first == e.name; });
+    if (it == files.end()) {
+      files.emplace_back(e.name, std::move(*text));
+    } else {
+      it->second = std::move(*text);
+    }
+    origins[e.name] = (dir / e.name).string();
+  }
+  return load(files, origins);
+}
+
+const FindingTemplate* KnowledgeBase::finding(std::string_view id) const {
+  for (const FindingTemplate& t : m_findings) {
+    if (t.id == id) {
+      return &t;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<const CudnnLibrarySet*> KnowledgeBase::cudnn_sets(unsigned major,
+                                                              std::string_view os) const {
+  std::vector<const CudnnLibrarySet*> out;
+  for (const CudnnLibrarySet& s : m_cudnn_sets) {
+    if (s.major == major && s.os == os) {
+      out.push_back(&s);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
+    return (a->variant == "full") > (b->variant == "full");
+  });
+  return out;
+}
+
+} // namespace doctor::kb

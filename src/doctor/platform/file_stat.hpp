@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/util/error.hpp>
+#include <doctor/util/file.hpp>
+
+#include <cstdint>
+#include <filesystem>
+
+namespace doctor::platform {
+
+// What the operating system says about one file. Fields the platform cannot report are 0.
+struct FileStat {
+  util::FileKind kind = util::FileKind::other;
+  std::uint64_t size = 0;
+  std::uint32_t mode = 0; // permission bits (07777)
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  std::uint32_t rdev_major = 0; // device nodes only
+  std::uint32_t rdev_minor = 0;
+  std::int64_t mtime_ns = 0;
+};
+
+// Returns the status of `path` itself (a symlink is not followed). Returns an error if it does not
+// exist or cannot be examined.
+Expected<FileStat> lstat_path(const std::filesystem::path& path);
+
+// Returns the status of what `path` points to. Returns an error if it does not exist, is a broken
+// link or a symlink loop, or cannot be examined.
+Expected<FileStat> stat_path(const std::filesystem::path& path);
+
+} // namespace doctor::platform

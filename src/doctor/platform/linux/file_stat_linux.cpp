@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/platform/file_stat.hpp>
+
+#include <fmt/format.h>
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <cerrno>
+#include <system_error>
+
+namespace doctor::platform {
+
+namespace {
+
+util::FileKind kind_from_mode(mode_t mode) {
+  switch (mode & S_IFMT) {
+  case S_IFREG:
+    return util::FileKind::regular;
+  case S_IFDIR:
+    return util::FileKind::directory;
+  case S_IFLNK:
+    return util::FileKind::symlink;
+  case S_IFCHR:
+    return util::FileKind::character_device;
+  case S_IFBLK:
+    return util::FileKind::block_device;
+  case S_IFIFO:
+    return util::FileKind::fifo;
+  case S_IFSOCK:
+    return util::FileKind::socket;
+  default:
+    return util::FileKind::other;
+  }
+}
+
+FileStat from_stat(const struct stat& st) {
+  FileStat out;
+  out.kind = kind_from_mode(st.st_mode);
+  out.size = static_cast<std::uint64_t>(st.st_size);
+  out.mode = st.st_mode & 07777;
+  out.uid = st.st_uid;
+  out.gid = st.st_gid;
+  out.device = st.st_dev;
+  out.inode = st.st_ino;
+  out.rdev_major = major(st.st_rdev);
+  out.rdev_minor = minor(st.st_rdev);
+  out.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  return out;
+}
+
+Expected<FileStat> do_stat(const std::filesystem::path& path, bool follow) {
+  struct stat st {};
+  const int rc = follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st);
+  if (rc != 0) {
+    return tl::unexpected(
+        util::error_from(std::error_code(errno, std::generic_category()), path.string()));
+  }
+  return from_stat(st);
+}
+
+} // namespace
+
+Expected<FileStat> lstat_path(const std::filesystem::path& path) {
+  return do_stat(path, false);
+}
+
+Expected<FileStat> stat_path(const std::filesystem::path& path) {
+  return do_stat(path, true);
+}
+
+} // namespace doctor::platform

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/platform/terminal.hpp>
+
+#include <unistd.h>
+
+namespace doctor::platform {
+
+bool stdout_is_terminal() {
+  return ::isatty(STDOUT_FILENO) == 1;
+}
+
+void prepare_console() {}
+
+} // namespace doctor::platform

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+#include "sysroot.hpp"
+
+#include <doctor/util/strings.hpp>
+
+#include <fmt/format.h>
+
+#include <deque>
+
+namespace doctor::platform {
+
+namespace {
+
+constexpr int k_max_symlinks = 40; // the Linux kernel's own limit (MAXSYMLINKS)
+
+std::deque<std::string> components(std::string_view path) {
+  std::deque<std::string> out;
+  for (std::string_view part : util::split(path, '/')) {
+    if (!part.empty() && part != ".") {
+      out.emplace_back(part);
+    }
+  }
+  return out;
+}
+
+std::string to_inner(const std::vector<std::string>& parts) {
+  if (parts.empty()) {
+    return "/";
+  }
+  std::string out;
+  for (const std::string& p : parts) {
+    out += '/';
+    out += p;
+  }
+  return out;
+}
+
+} // namespace
+
+std::string_view to_string(OsFamily os) {
+  return os == OsFamily::windows ? "windows" : "linux";
+}
+
+SysRoot::SysRoot(std::filesystem::path root, Environment env, OsFamily os, bool live)
+    : m_root(std::move(root))
+    , m_env(std::move(env))
+    , m_os(os)
+    , m_live(live) {}
+
+std::filesystem::path SysRoot::host_path(std::string_view inner) const {
+  std::filesystem::path out = m_root;
+  // Lexically normalised first, so that ".." cannot climb out of the root.
+  for (const std::string& part : components(normalize_path(inner))) {
+    out /= part;
+  }
+  return out;
+}
+
+// Walks the path one component at a time, the way the kernel's path lookup does, but with the
+// sysroot as "/": each component is lstat'ed on the host, and a symlink's target is spliced in
+// front of the components still to visit (an absolute target restarts at the sysroot).
+Expected<std::string> SysRoot::resolve(std::string_view inner) const {
+  std::deque<std::string> todo = components(inner);
+  std::vector<std::string> done;
+  int links = 0;
+  while (!todo.empty()) {
+    std::string part = std::move(todo.front());
+    todo.pop_front();
+    if (part == "..") {
+      if (!done.empty()) {
+        done.pop_back();
+      }
+      continue;
+    }
+    done.push_back(part);
+    const std::string current = to_inner(done);
+    auto st = lstat_path(host_path(current));
+    if (!st) {
+      return tl::unexpected(
+          Error{st.error().code,
+                fmt::format("{}: {}",
+                            current,
+                            st.error().code == ErrorCode::not_found ? "no such file or directory"
+                                                                    : st.error().message)});
+    }
+    if (st->kind != util::FileKind::symlink) {
+      continue;
+    }
+    if (++links > k_max_symlinks) {
+      return make_error(ErrorCode::symlink_loop,
+                        fmt::format("{}: too many levels of symbolic links", inner));
+    }
+    auto target = util::read_symlink(host_path(current));
+    if (!target) {
+      return tl::unexpected(target.error());
+    }
+    done.pop_back();
+    if (!target->empty() && target->front() == '/') {
+      done.clear();
+    }
+    std::deque<std::string> spliced = components(*target);
+    for (auto it = spliced.rbegin(); it != spliced.rend(); ++it) {
+      todo.push_front(*it);
+    }
+  }
+  return to_inner(done);
+}
+
+Expected<std::string>
+SysRoot::read_file(std::string_view inner, std::size_t max_bytes, bool allow_truncate) const {
+  auto real = resolve(inner);
+  if (!real) {
+    return tl::unexpected(real.error());
+  }
+  auto data = util::read_file(host_path(*real), max_bytes, allow_truncate);
+  if (!data) {
+    // Report the inner path, not the host one.
+    return make_error(
+        data.error().code,
+        fmt::format("{}: {}",
+                    inner,
+                    util::replace_all(data.error().message, host_path(*real).string() + ": ", "")));
+  }
+  return data;
+}
+
+Expected<std::vector<util::DirEntry>> SysRoot::list_dir(std::string_view inner) const {
+  auto real = resolve(inner);
+  if (!real) {
+    return tl::unexpected(real.error());
+  }
+  auto entries = util::list_directory(host_path(*real));
+  if (!entries) {
+    return make_error(
+        entries.error().code,
+        fmt::format(
+            "{}: {}",
+            inner,
+            util::replace_all(entries.error().message, host_path(*real).string() + ": ", "")));
+  }
+  return entries;
+}
+
+Expected<FileStat> SysRoot::lstat(std::string_view inner) const {
+  const std::string normal = normalize_path(inner);
+  if (normal == "/") {
+    return lstat_path(m_root);
+  }
+  auto dir = resolve(parent_path(normal));
+  if (!dir) {
+    return tl::unexpected(dir.error());
+  }
+  auto st = lstat_path(host_path(join_path(*dir, file_name(normal))));
+  if (!st) {
+    return make_error(st.error().code, fmt::format("{}: no such file or directory", inner));
+  }
+  return st;
+}
+
+Expected<FileStat> SysRoot::stat(std::string_view inner) const {
+  auto real = resolve(inner);
+  if (!real) {
+    return tl::unexpected(real.error());
+  }
+  return lstat_path(host_path(*real));
+}
+
+Expected<std::string> SysRoot::read_link(std::string_view inner) const {
+  const std::string normal = normalize_path(inner);
+  auto dir = resolve(parent_path(normal));
+  if (!dir) {
+    return tl::unexpected(dir.error());
+  }
+  return util::read_symlink(host_path(join_path(*dir, file_name(normal))));
+}
+
+bool SysRoot::is_dir(std::string_view inner) const {
+  auto st = stat(inner);
+  return st && st->kind == util::FileKind::directory;
+}
+
+bool SysRoot::is_file(std::string_view inner) const {
+  auto st = stat(inner);
+  return st && st->kind == util::FileKind::regular;
+}
+
+bool SysRoot::exists(std::string_view inner) const {
+  return stat(inner).has_value();
+}
+
+std::string join_path(std::string_view dir, std::string_view name) {
+  std::string out(dir);
+  while (out.size() > 1 && out.back() == '/') {
+    out.pop_back();
+  }
+  if (out.empty() || out.back() != '/') {
+    out += '/';
+  }
+  while (!name.empty() && name.front() == '/') {
+    name.remove_prefix(1);
+  }
+  out += name;
+  return out;
+}
+
+std::string parent_path(std::string_view path) {
+  const std::string normal = normalize_path(path);
+  const auto slash = normal.rfind('/');
+  if (slash == 0 || slash == std::string::npos) {
+    return "/";
+  }
+  return normal.substr(0, slash);
+}
+
+std::string_view file_name(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') {
+    path.remove_suffix(1);
+  }
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string normalize_path(std::string_view path) {
+  std::vector<std::string> done;
+  for (std::string& part : components(path)) {
+    if (part == "..") {
+      if (!done.empty()) {
+        done.pop_back();
+      }
+      continue;
+    }
+    done.push_back(std::move(part));
+  }
+  return to_inner(done);
+}
+
+} // namespace doctor::platform

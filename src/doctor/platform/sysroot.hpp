@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/platform/environment.hpp>
+#include <doctor/platform/file_stat.hpp>
+#include <doctor/util/error.hpp>
+#include <doctor/util/file.hpp>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace doctor::platform {
+
+// The operating system family of the examined machine.
+enum class OsFamily { linux, windows };
+
+// Returns "linux" or "windows".
+std::string_view to_string(OsFamily os);
+
+// The examined machine: a root directory, its environment variables and its OS family. Every read
+// of machine state goes through here, so a test can point the doctor at a fake tree and a user can
+// point it at a mounted container image (`--sysroot`).
+//
+// Paths given to and returned by a SysRoot are "inner" paths: absolute paths as the examined
+// machine sees them ("/usr/local/cuda/lib64"). Symbolic links are followed inside the root: an
+// absolute link target is taken relative to the root, and ".." never climbs above it, so a link
+// in a container image never escapes to the host.
+class SysRoot {
+public:
+  // `root` is a host directory ("/" for the live machine). `live` says whether the root is the
+  // machine the doctor runs on, where process-level probes (NVML) make sense.
+  SysRoot(std::filesystem::path root, Environment env, OsFamily os, bool live);
+
+  const std::filesystem::path& root() const { return m_root; }
+  const Environment& env() const { return m_env; }
+  OsFamily os() const { return m_os; }
+  bool is_live() const { return m_live; }
+
+  // Returns the host path of `inner` without following links (lexical join; ".." is removed
+  // lexically and never climbs above the root).
+  std::filesystem::path host_path(std::string_view inner) const;
+
+  // Returns the canonical inner path of `inner`: every symlink followed inside the root, "." and
+  // ".." removed. Returns ErrorCode::not_found if a component is missing, ErrorCode::symlink_loop
+  // after 40 links.
+  Expected<std::string> resolve(std::string_view inner) const;
+
+  // Reads `inner` (following links inside the root). Returns an error as util::read_file does.
+  Expected<std::string>
+  read_file(std::string_view inner, std::size_t max_bytes, bool allow_truncate = false) const;
+
+  // Lists directory `inner` (following links inside the root), sorted by name. Returns an error if
+  // it cannot be listed.
+  Expected<std::vector<util::DirEntry>> list_dir(std::string_view inner) const;
+
+  // Returns the status of `inner` itself, without following a final link.
+  Expected<FileStat> lstat(std::string_view inner) const;
+
+  // Returns the status of what `inner` points to, following links inside the root.
+  Expected<FileStat> stat(std::string_view inner) const;
+
+  // Returns the target of the link `inner`, as written in the link.
+  Expected<std::string> read_link(std::string_view inner) const;
+
+  // Convenience: true if `inner` exists (after links) and is a directory / a regular file.
+  bool is_dir(std::string_view inner) const;
+  bool is_file(std::string_view inner) const;
+  bool exists(std::string_view inner) const;
+
+private:
+  std::filesystem::path m_root;
+  Environment m_env;
+  OsFamily m_os;
+  bool m_live;
+};
+
+// Joins inner path `dir` and relative `name` with exactly one '/'.
+std::string join_path(std::string_view dir, std::string_view name);
+
+// Returns the directory part of inner path `path` ("/a/b/c" -> "/a/b", "/a" -> "/").
+std::string parent_path(std::string_view path);
+
+// Returns the last component of inner path `path`.
+std::string_view file_name(std::string_view path);
+
+// Normalises an inner path lexically: collapses "//", removes "." and resolves ".." without
+// climbing above "/". Relative paths are taken relative to "/".
+std::string normalize_path(std::string_view path);
+
+} // namespace doctor::platform

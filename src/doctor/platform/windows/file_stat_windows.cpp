@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/platform/file_stat.hpp>
+
+#include <chrono>
+
+namespace doctor::platform {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Windows has no inode or owner in std::filesystem; those stay 0. Permission bits are derived
+// from the read-only attribute, which is all std::filesystem exposes there.
+Expected<FileStat> do_stat(const fs::path& path, bool follow) {
+  std::error_code ec;
+  const fs::file_status st = follow ? fs::status(path, ec) : fs::symlink_status(path, ec);
+  if (ec || st.type() == fs::file_type::not_found) {
+    return tl::unexpected(util::error_from(
+        ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory), path.string()));
+  }
+  FileStat out;
+  switch (st.type()) {
+  case fs::file_type::regular:
+    out.kind = util::FileKind::regular;
+    out.size = fs::file_size(path, ec);
+    break;
+  case fs::file_type::directory:
+    out.kind = util::FileKind::directory;
+    break;
+  case fs::file_type::symlink:
+    out.kind = util::FileKind::symlink;
+    break;
+  default:
+    out.kind = util::FileKind::other;
+    break;
+  }
+  out.mode = static_cast<std::uint32_t>(st.permissions()) & 07777U;
+  const auto mtime = fs::last_write_time(path, ec);
+  if (!ec) {
+    out.mtime_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(mtime.time_since_epoch()).count();
+  }
+  return out;
+}
+
+} // namespace
+
+Expected<FileStat> lstat_path(const fs::path& path) {
+  return do_stat(path, false);
+}
+
+Expected<FileStat> stat_path(const fs::path& path) {
+  return do_stat(path, true);
+}
+
+} // namespace doctor::platform

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+#include "wide.hpp"
+
+#include <doctor/platform/process.hpp>
+
+#include <fmt/format.h>
+
+#include <windows.h>
+
+namespace doctor::platform {
+
+namespace {
+
+// Quotes one argument the way CommandLineToArgvW splits it back.
+std::wstring quote_argument(const std::wstring& arg) {
+  if (!arg.empty() && arg.find_first_of(L" \t\n\v\"") == std::wstring::npos) {
+    return arg;
+  }
+  std::wstring out = L"\"";
+  std::size_t backslashes = 0;
+  for (wchar_t c : arg) {
+    if (c == L'\\') {
+      ++backslashes;
+      continue;
+    }
+    if (c == L'"') {
+      out.append(backslashes * 2 + 1, L'\\');
+    } else {
+      out.append(backslashes, L'\\');
+    }
+    backslashes = 0;
+    out += c;
+  }
+  out.append(backslashes * 2, L'\\');
+  out += L'"';
+  return out;
+}
+
+} // namespace
+
+// The child's stdout is an anonymous pipe; the parent reads it on this thread with
+// PeekNamedPipe polling so that the time limit also covers a child that writes nothing and hangs.
+Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
+                                    std::chrono::milliseconds timeout,
+                                    std::size_t max_output) {
+  if (argv.empty()) {
+    return make_error(ErrorCode::invalid_argument, "run_process: empty argument list");
+  }
+  SECURITY_ATTRIBUTES sa{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
+  HANDLE read_end = nullptr;
+  HANDLE write_end = nullptr;
+  if (CreatePipe(&read_end, &write_end, &sa, 0) == 0) {
+    return make_error(ErrorCode::io, "CreatePipe failed");
+  }
+  SetHandleInformation(read_end, HANDLE_FLAG_INHERIT, 0);
+  HANDLE nul = CreateFileW(L"NUL",
+                           GENERIC_READ | GENERIC_WRITE,
+                           FILE_SHARE_READ | FILE_SHARE_WRITE,
+                           &sa,
+                           OPEN_EXISTING,
+                           0,
+                           nullptr);
+
+  std::wstring cmdline;
+  for (const std::string& a : argv) {
+    if (!cmdline.empty()) {
+      cmdline += L' ';
+    }
+    cmdline += quote_argument(windows::widen(a));
+  }
+  STARTUPINFOW si{};
+  si.cb = sizeof si;
+  si.dwFlags = STARTF_USESTDHANDLES;
+  si.hStdInput = nul;
+  si.hStdOutput = write_end;
+  si.hStdError = nul;
+  PROCESS_INFORMATION pi{};
+  const std::wstring exe = windows::widen(argv[0]);
+  const BOOL ok = CreateProcessW(exe.c_str(),
+                                 cmdline.data(),
+                                 nullptr,
+                                 nullptr,
+                                 TRUE,
+                                 CREATE_NO_WINDOW,
+                                 nullptr,
+                                 nullptr,
+                                 &si,
+                                 &pi);
+  const DWORD spawn_error = GetLastError();
+  CloseHandle(write_end);
+  if (nul != INVALID_HANDLE_VALUE) {
+    CloseHandle(nul);
+  }
+  if (ok == 0) {
+    CloseHandle(read_end);
+    return make_error(ErrorCode::not_found,
+                      fmt::format("{}: {}", argv[0], windows::last_error_message(spawn_error)));
+  }
+
+  ProcessResult result;
+  const ULONGLONG deadline = GetTickCount64() + static_cast<ULONGLONG>(timeout.count());
+  char buffer[8192];
+  while (true) {
+    DWORD available = 0;
+    if (PeekNamedPipe(read_end, nullptr, 0, nullptr, &available, nullptr) == 0) {
+      break; // the child closed its end
+    }
+    if (available > 0) {
+      DWORD got = 0;
+      if (ReadFile(read_end, buffer, sizeof buffer, &got, nullptr) == 0 || got == 0) {
+        break;
+      }
+      if (result.out.size() < max_output) {
+        result.out.append(buffer, std::min<std::size_t>(got, max_output - result.out.size()));
+      }
+      continue;
+    }
+    if (GetTickCount64() >= deadline) {
+      result.timed_out = true;
+      break;
+    }
+    if (WaitForSingleObject(pi.hProcess, 5) == WAIT_OBJECT_0) {
+      // Drain what is left, then stop.
+      DWORD left = 0;
+      if (PeekNamedPipe(read_end, nullptr, 0, nullptr, &left, nullptr) == 0 || left == 0) {
+        break;
+      }
+    }
+  }
+  if (result.timed_out) {
+    TerminateProcess(pi.hProcess, 1);
+  }
+  WaitForSingleObject(pi.hProcess, INFINITE);
+  DWORD code = 0;
+  GetExitCodeProcess(pi.hProcess, &code);
+  if (!result.timed_out) {
+    // Exit codes with the 0xC0000000 bits set are NTSTATUS exceptions (0xC0000005 access
+    // violation): the Windows counterpart of a signal.
+    if ((code & 0xC0000000U) == 0xC0000000U) {
+      result.signaled = true;
+      result.signal = static_cast<int>(code);
+    } else {
+      result.exited = true;
+      result.exit_code = static_cast<int>(code);
+    }
+  }
+  CloseHandle(pi.hThread);
+  CloseHandle(pi.hProcess);
+  CloseHandle(read_end);
+  return result;
+}
+
+Expected<std::filesystem::path> current_executable() {
+  wchar_t buf[MAX_PATH * 2];
+  const DWORD n = GetModuleFileNameW(nullptr, buf, MAX_PATH * 2);
+  if (n == 0) {
+    return make_error(ErrorCode::unsupported, "GetModuleFileNameW failed");
+  }
+  return std::filesystem::path(std::wstring(buf, n));
+}
+
+} // namespace doctor::platform

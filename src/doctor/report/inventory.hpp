@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/facts/facts.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+// The short inventory every report opens with: what was found, before any judgement. Built from
+// the facts alone, so a snapshot gives the same inventory as the live run.
+namespace doctor::report {
+
+struct InventoryOs {
+  std::optional<std::string> name;
+  std::optional<std::string> kernel;
+  std::optional<std::string> glibc;
+  std::optional<std::string> architecture;
+  std::optional<std::string> cpu;
+  std::optional<std::uint64_t> cpu_count;
+  std::optional<std::uint64_t> memory_total;
+  std::optional<std::uint64_t> memory_available;
+  std::optional<std::uint64_t> swap_total;
+};
+
+struct InventoryDriverLibrary {
+  std::string name;
+  std::optional<std::string> version;
+  std::string path;
+};
+
+struct InventoryDriver {
+  std::optional<std::string> kernel_module; // version
+  std::optional<std::string> kernel_module_type;
+  std::string reason; // why kernel_module is unknown
+  std::vector<InventoryDriverLibrary> libraries;
+  std::string nvml_status;
+  std::string nvml_detail;
+  std::optional<std::string> nvml_library;
+  std::optional<std::string> nvml_version;
+  std::optional<std::string> driver_version;      // per NVML
+  std::optional<std::string> cuda_driver_version; // per NVML
+};
+
+struct InventoryGpu {
+  std::string address;
+  std::optional<std::string> name;
+  std::string pci_id; // "10de:2330"
+  std::optional<std::string> kernel_driver;
+  std::optional<std::string> compute_capability;
+  std::optional<std::uint64_t> memory_total;
+};
+
+struct InventoryToolkit {
+  std::string path;
+  std::optional<std::string> version;
+  std::vector<std::string> aliases;
+  bool nvcc = false;
+};
+
+struct InventoryCudnn {
+  std::string dir;
+  unsigned major = 0;
+  std::optional<std::string> version;
+  std::vector<std::string> libraries;
+  std::optional<std::string> package;
+  std::vector<std::string> found_via;
+};
+
+struct InventoryFramework {
+  std::string name;
+  std::optional<std::string> version;
+  std::optional<bool> cuda_build;
+  std::optional<std::string> cuda;
+  std::optional<std::string> cudnn;
+};
+
+struct InventoryPython {
+  std::string prefix;
+  std::string kind;
+  std::optional<std::string> python_version;
+  std::vector<InventoryFramework> frameworks;
+  std::vector<std::string> nvidia_packages; // "nvidia-cudnn-cu12 9.1.0.70"
+};
+
+struct Inventory {
+  InventoryOs os;
+  InventoryDriver driver;
+  std::optional<std::uint64_t> pci_devices_scanned; // nullopt: the PCI scan is unknown
+  std::string pci_reason;
+  std::vector<InventoryGpu> gpus;
+  std::vector<InventoryToolkit> cuda_toolkits;
+  std::vector<InventoryCudnn> cudnn;
+  std::vector<InventoryPython> python_environments;
+};
+
+// One labelled line of the inventory as people read it ("CUDA", {"13.0 at /usr/local/cuda-13.0"}).
+struct InventoryLine {
+  std::string label;
+  std::vector<std::string> values; // one per item; never empty
+};
+
+// The inventory as labelled lines, shared by the text and Markdown reports.
+std::vector<InventoryLine> describe_inventory(const Inventory& inventory);
+
+// Summarises `facts`. GPUs come from the PCI scan, completed with NVML's answers by bus id.
+Inventory make_inventory(const facts::Facts& facts);
+
+} // namespace doctor::report

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "report.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace doctor::report {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+template<typename T>
+Json or_null(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json inventory_json(const Inventory& inv) {
+  Json os;
+  os["name"] = or_null(inv.os.name);
+  os["kernel"] = or_null(inv.os.kernel);
+  os["glibc"] = or_null(inv.os.glibc);
+  os["architecture"] = or_null(inv.os.architecture);
+  os["cpu"] = or_null(inv.os.cpu);
+  os["cpu_count"] = or_null(inv.os.cpu_count);
+  os["memory_total_bytes"] = or_null(inv.os.memory_total);
+  os["memory_available_bytes"] = or_null(inv.os.memory_available);
+  os["swap_total_bytes"] = or_null(inv.os.swap_total);
+
+  Json driver;
+  driver["kernel_module"] = or_null(inv.driver.kernel_module);
+  driver["kernel_module_type"] = or_null(inv.driver.kernel_module_type);
+  if (!inv.driver.kernel_module) {
+    driver["reason"] = inv.driver.reason;
+  }
+  driver["libraries"] = Json::array();
+  for (const auto& lib : inv.driver.libraries) {
+    driver["libraries"].push_back(
+        {{"name", lib.name}, {"version", or_null(lib.version)}, {"path", lib.path}});
+  }
+  driver["nvml"] = {{"status", inv.driver.nvml_status},
+                    {"detail", inv.driver.nvml_detail},
+                    {"library", or_null(inv.driver.nvml_library)},
+                    {"nvml_version", or_null(inv.driver.nvml_version)},
+                    {"driver_version", or_null(inv.driver.driver_version)},
+                    {"cuda_driver_version", or_null(inv.driver.cuda_driver_version)}};
+
+  Json gpus = Json::array();
+  for (const auto& g : inv.gpus) {
+    gpus.push_back({{"address", g.address},
+                    {"name", or_null(g.name)},
+                    {"pci_id", g.pci_id},
+                    {"kernel_driver", or_null(g.kernel_driver)},
+                    {"compute_capability", or_null(g.compute_capability)},
+                    {"memory_total_bytes", or_null(g.memory_total)}});
+  }
+  Json pci = {{"devices_scanned", or_null(inv.pci_devices_scanned)}};
+  if (!inv.pci_devices_scanned) {
+    pci["reason"] = inv.pci_reason;
+  }
+
+  Json toolkits = Json::array();
+  for (const auto& tk : inv.cuda_toolkits) {
+    toolkits.push_back({{"path", tk.path},
+                        {"version", or_null(tk.version)},
+                        {"aliases", tk.aliases},
+                        {"nvcc", tk.nvcc}});
+  }
+  Json cudnn = Json::array();
+  for (const auto& c : inv.cudnn) {
+    cudnn.push_back({{"dir", c.dir},
+                     {"major", c.major},
+                     {"version", or_null(c.version)},
+                     {"libraries", c.libraries},
+                     {"package", or_null(c.package)},
+                     {"found_via", c.found_via}});
+  }
+  Json pythons = Json::array();
+  for (const auto& p : inv.python_environments) {
+    Json frameworks = Json::array();
+    for (const auto& f : p.frameworks) {
+      frameworks.push_back({{"name", f.name},
+                            {"version", or_null(f.version)},
+                            {"cuda_build", or_null(f.cuda_build)},
+                            {"cuda", or_null(f.cuda)},
+                            {"cudnn", or_null(f.cudnn)}});
+    }
+    pythons.push_back({{"prefix", p.prefix},
+                       {"kind", p.kind},
+                       {"python_version", or_null(p.python_version)},
+                       {"frameworks", frameworks},
+                       {"nvidia_packages", p.nvidia_packages}});
+  }
+  Json out;
+  out["os"] = os;
+  out["driver"] = driver;
+  out["pci"] = pci;
+  out["gpus"] = gpus;
+  out["cuda_toolkits"] = toolkits;
+  out["cudnn"] = cudnn;
+  out["python_environments"] = pythons;
+  return out;
+}
+
+} // namespace
+
+std::string render_json(const Report& report) {
+  Json j;
+  j["schema"] = k_report_schema;
+  j["tool"] = {{"name", "cudnn-doctor"},
+               {"version", report.tool_version},
+               {"kb_version", report.kb_version}};
+  j["command"] = report.command;
+  j["target"] = {{"kind", report.target_kind}, {"path", report.target}};
+  j["inventory"] = inventory_json(report.inventory);
+  Json counts = {{"critical", 0}, {"error", 0}, {"warning", 0}, {"info", 0}};
+  for (const Finding& f : report.findings) {
+    counts[std::string(to_string(f.severity))] =
+        counts[std::string(to_string(f.severity))].get<int>() + 1;
+  }
+  j["summary"] = {{"status", overall_status(report.findings)},
+                  {"counts", counts},
+                  {"fail_on", to_string(report.fail_on)},
+                  {"exit_code", exit_status(report)}};
+  Json findings = Json::array();
+  for (const Finding& f : report.findings) {
+    Json evidence = Json::array();
+    for (const Evidence& e : f.evidence) {
+      evidence.push_back({{"source", e.source}, {"value", e.value}});
+    }
+    Json fixes = Json::array();
+    for (const Fix& x : f.fixes) {
+      Json fix = {{"text", x.text}};
+      fix["command"] = x.command.empty() ? Json(nullptr) : Json(x.command);
+      fixes.push_back(fix);
+    }
+    findings.push_back({{"id", f.id},
+                        {"severity", to_string(f.severity)},
+                        {"cause_class", to_string(f.cause_class)},
+                        {"title", f.title},
+                        {"subject", f.subject},
+                        {"message", f.message},
+                        {"evidence", evidence},
+                        {"fixes", fixes}});
+  }
+  j["findings"] = findings;
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+} // namespace doctor::report

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+#include "strings.hpp"
+
+#include <charconv>
+
+namespace doctor::util {
+
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+// Length of the valid UTF-8 sequence starting at `s[i]`, or 0 if it is not valid.
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  std::size_t len = 0;
+  if (c < 0x80) {
+    return 1;
+  }
+  if ((c & 0xE0) == 0xC0 && c >= 0xC2) {
+    len = 2;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3;
+  } else if ((c & 0xF8) == 0xF0 && c <= 0xF4) {
+    len = 4;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) {
+    return 0;
+  }
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) {
+      return 0;
+    }
+  }
+  // Overlong forms, UTF-16 surrogates and code points above U+10FFFF are not UTF-8 (RFC 3629);
+  // they show in the second byte.
+  const auto c1 = static_cast<unsigned char>(s[i + 1]);
+  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90)
+      || (c == 0xF4 && c1 > 0x8F)) {
+    return 0;
+  }
+  return len;
+}
+
+} // namespace
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && is_space(s.back())) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t pos = s.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      break;
+    }
+    out.push_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+  return out;
+}
+
+std::vector<std::string_view> split_lines(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    std::size_t pos = s.find('\n', start);
+    if (pos == std::string_view::npos) {
+      pos = s.size();
+    }
+    std::string_view line = s.substr(start, pos - start);
+    if (!line.empty() && line.back() == '\r') {
+      line.remove_suffix(1);
+    }
+    out.push_back(line);
+    start = pos + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) {
+      out += sep;
+    }
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return out;
+}
+
+std::optional<std::uint64_t> parse_uint(std::string_view s) {
+  if (s.empty()) {
+    return std::nullopt;
+  }
+  std::uint64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<std::uint64_t> parse_hex(std::string_view s) {
+  if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+  }
+  if (s.empty()) {
+    return std::nullopt;
+  }
+  std::uint64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value, 16);
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::string sanitize(std::string_view s, std::size_t max_len) {
+  std::string out;
+  out.reserve(std::min(s.size(), max_len) + 4);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (out.size() >= max_len) {
+      out += "…";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\t') {
+      out += ' ';
+      ++i;
+      continue;
+    }
+    if (c < 0x20 || c == 0x7F) {
+      out += '?';
+      ++i;
+      continue;
+    }
+    const std::size_t len = utf8_sequence_length(s, i);
+    if (len == 0) {
+      out += '?';
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+bool starts_with_then_version(std::string_view s, std::string_view prefix, std::string_view& rest) {
+  if (!s.starts_with(prefix) || s.size() == prefix.size()) {
+    return false;
+  }
+  const std::string_view tail = s.substr(prefix.size());
+  bool digit_before = false;
+  for (char c : tail) {
+    if (c >= '0' && c <= '9') {
+      digit_before = true;
+    } else if (c == '.' && digit_before) {
+      digit_before = false; // the next field must start with a digit again
+    } else {
+      return false;
+    }
+  }
+  if (!digit_before) {
+    return false; // empty, or ends with '.'
+  }
+  rest = tail;
+  return true;
+}
+
+std::string_view unquote(std::string_view s) {
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) {
+    return s.substr(1, s.size() - 2);
+  }
+  return s;
+}
+
+std::string replace_all(std::string_view s, std::string_view from, std::string_view to) {
+  if (from.empty()) {
+    return std::string(s);
+  }
+  std::string out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t pos = s.find(from, start);
+    if (pos == std::string_view::npos) {
+      out.append(s.substr(start));
+      break;
+    }
+    out.append(s.substr(start, pos - start));
+    out.append(to);
+    start = pos + from.size();
+  }
+  return out;
+}
+
+} // namespace doctor::util

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace doctor::util {
+
+// Returns `s` without leading and trailing ASCII whitespace.
+std::string_view trim(std::string_view s);
+
+// Splits `s` at every `sep`; keeps empty fields.
+std::vector<std::string_view> split(std::string_view s, char sep);
+
+// Splits `s` into lines, accepting "\n" and "\r\n"; a final newline adds no empty line.
+std::vector<std::string_view> split_lines(std::string_view s);
+
+// Joins `parts` with `sep` between them.
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+// Returns `s` with ASCII letters lower-cased.
+std::string to_lower(std::string_view s);
+
+// Parses a whole decimal number; nullopt if `s` is empty, has other characters or overflows.
+std::optional<std::uint64_t> parse_uint(std::string_view s);
+
+// Parses a whole hexadecimal number with an optional "0x" prefix; nullopt on any junk.
+std::optional<std::uint64_t> parse_hex(std::string_view s);
+
+// Returns `s` made safe to print: control characters and invalid UTF-8 become "?", and text
+// longer than `max_len` bytes is cut with a trailing "…".
+std::string sanitize(std::string_view s, std::size_t max_len = 300);
+
+// Returns true if `s` has the form "<prefix><digits and dots>" and stores what follows the prefix.
+bool starts_with_then_version(std::string_view s, std::string_view prefix, std::string_view& rest);
+
+// Removes one pair of matching quotes ('…' or "…") around `s`, if present.
+std::string_view unquote(std::string_view s);
+
+// Replaces every occurrence of `from` in `s` with `to`.
+std::string replace_all(std::string_view s, std::string_view from, std::string_view to);
+
+} // namespace doctor::util

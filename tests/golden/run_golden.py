@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Golden scenario driver.
+
+Each directory under tests/golden/scenarios/ holds scenario.py (build(tree) makes the --sysroot
+tree; ARGS lists extra arguments; ENV maps --env variables), expected.txt and expected.json. The
+driver builds the tree in a temporary directory, runs `cudnn-doctor check --sysroot TREE` in text
+(no colour) and JSON, replaces the temporary path with <SYSROOT>, and diffs against the expected
+files. It also checks that a snapshot of the tree analysed with `check --snapshot` gives the same
+findings as the direct run.
+
+  run_golden.py CUDNN_DOCTOR SCENARIO_DIR            # check one scenario
+  run_golden.py CUDNN_DOCTOR SCENARIO_DIR --update   # rewrite its expected files
+"""
+import difflib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario_lib  # noqa: E402
+
+
+def load(scenario_dir):
+    spec = importlib.util.spec_from_file_location("scenario", os.path.join(scenario_dir, "scenario.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def run(exe, args):
+    env = dict(os.environ)
+    env.pop("NO_COLOR", None)
+    p = subprocess.run([exe] + args, capture_output=True, text=True, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def diff(name, expected, actual):
+    lines = list(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
+                                      f"expected/{name}", f"actual/{name}"))
+    return "".join(lines)
+
+
+def main():
+    exe, scenario_dir = sys.argv[1], sys.argv[2]
+    update = "--update" in sys.argv[3:]
+    mod = load(scenario_dir)
+    work = tempfile.mkdtemp(prefix="doctor-golden-")
+    root = os.path.join(work, "root")
+    os.makedirs(root)
+    keep = False
+    try:
+        mod.build(scenario_lib.Tree(root))
+        shutil.rmtree(os.path.join(root, ".elf-cache"), ignore_errors=True)
+        base = ["check", "--sysroot", root]
+        for k, v in sorted(getattr(mod, "ENV", {}).items()):
+            base += ["--env", f"{k}={v}"]
+        base += list(getattr(mod, "ARGS", []))
+        outputs = {}
+        codes = {}
+        for fmt, name in (("text", "expected.txt"), ("json", "expected.json")):
+            code, out, err = run(exe, base + ["--format", fmt, "--color", "never"])
+            if code not in (0, 1):
+                print(f"check --format {fmt} exited {code}: {err}", file=sys.stderr)
+                keep = True
+                return 1
+            outputs[name] = out.replace(root, "<SYSROOT>")
+            codes[name] = code
+        code_expected = getattr(mod, "EXIT", None)
+        if code_expected is not None and codes["expected.json"] != code_expected:
+            print(f"exit status {codes['expected.json']}, expected {code_expected}", file=sys.stderr)
+            keep = True
+            return 1
+
+        # The same tree through a snapshot must give the same findings.
+        snap = os.path.join(work, "snapshot.json")
+        code, _, err = run(exe, ["snapshot", "--sysroot", root, "-o", snap] +
+                           [a for k, v in sorted(getattr(mod, "ENV", {}).items()) for a in ("--env", f"{k}={v}")])
+        if code != 0:
+            print(f"snapshot exited {code}: {err}", file=sys.stderr)
+            keep = True
+            return 1
+        code, out, err = run(exe, ["check", "--snapshot", snap, "--format", "json"] + list(getattr(mod, "ARGS", [])))
+        if json.loads(out)["findings"] != json.loads(outputs["expected.json"].replace("<SYSROOT>", root))["findings"]:
+            print("check --snapshot gives other findings than check --sysroot", file=sys.stderr)
+            keep = True
+            return 1
+
+        failed = False
+        for name, actual in outputs.items():
+            path = os.path.join(scenario_dir, name)
+            if update:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(actual)
+                continue
+            expected = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+            if expected != actual:
+                failed = True
+                sys.stdout.write(diff(name, expected, actual))
+        if failed:
+            keep = True
+            print(f"\nscenario tree kept at {root}; to accept the new output run:\n"
+                  f"  {sys.argv[0]} {exe} {scenario_dir} --update", file=sys.stderr)
+            return 1
+        return 0
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

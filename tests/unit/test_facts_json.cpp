@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include "support/facts_fixtures.hpp"
+
+#include <doctor/facts/facts_json.hpp>
+
+#include <gtest/gtest.h>
+
+namespace doctor {
+namespace {
+
+facts::Facts rich_facts() {
+  auto f = test::machine_without_gpu();
+  f.collection.tool_version = "0.1.0";
+  f.collection.collected_at = "2026-11-29T00:00:00Z";
+  f.collection.errors.push_back({"python", "bad"});
+  f.environment["LD_LIBRARY_PATH"] = "/opt/cudnn/lib";
+  f.os.glibc_version = test::known_version("2.36", "file:/lib/x86_64-linux-gnu/libc.so.6");
+  f.os.memory_total = facts::Fact<std::uint64_t>::known(25276510208ULL, "file:/proc/meminfo");
+  f.driver.libraries.push_back(
+      {"libnvidia-ml", "/usr/lib/libnvidia-ml.so.535.261.03", test::known("535.261.03"), false});
+  f.driver.nvml.library = test::known("/usr/lib/libnvidia-ml.so.1");
+  f.driver.nvml.init_result = facts::Fact<std::int64_t>::known(9, "nvml:nvmlInit_v2");
+  facts::PciScan scan;
+  scan.devices_scanned = 7;
+  scan.nvidia_gpus.push_back(test::nvidia_gpu("0000:01:00.0", 0x2330, "nvidia"));
+  f.pci = facts::Fact<facts::PciScan>::known(scan, "dir:/sys/bus/pci/devices");
+  f.linker.cache = facts::Fact<std::vector<facts::LdCacheEntry>>::known(
+      {{"libcudnn.so.9", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9", "x86-64"}},
+      "file:/etc/ld.so.cache");
+  f.linker.default_dirs = {"/lib", "/usr/lib"};
+  facts::CudaToolkit tk;
+  tk.path = "/usr/local/cuda-13.0";
+  tk.aliases = {"/usr/local/cuda"};
+  tk.version = test::known_version("13.0");
+  tk.runtime_version = facts::Fact<Version>::unknown("no versioned name");
+  f.cuda_toolkits.push_back(tk);
+  f.cudnn.push_back(test::cudnn_install("/usr/local/cuda-13.0/lib",
+                                        9,
+                                        {{"libcudnn.so.9", "9.19.0"}, {"libcudnn_ops.so.9", ""}},
+                                        "9.19.0"));
+  facts::PythonEnv env;
+  env.prefix = "/venv";
+  env.kind = "venv";
+  env.packages.push_back(
+      {"torch", "2.5.1+cu124", "/venv/lib/python3.11/site-packages/torch-2.5.1.dist-info"});
+  facts::Framework torch;
+  torch.name = "torch";
+  torch.version = test::known("2.5.1+cu124");
+  torch.cuda_build = facts::Fact<bool>::known(true, "file:torch/version.py");
+  torch.cuda_archs = facts::Fact<std::vector<std::string>>::unknown("not recorded");
+  env.frameworks.push_back(torch);
+  f.python_envs.push_back(env);
+  return f;
+}
+
+TEST(facts_json, round_trip_is_lossless) {
+  const auto original = rich_facts();
+  const std::string text = facts::to_json_text(original);
+  auto back = facts::from_json_text(text);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, original);
+  EXPECT_EQ(facts::to_json_text(*back), text);
+}
+
+TEST(facts_json, round_trip_gives_the_same_findings) {
+  const auto original = rich_facts();
+  auto back = facts::from_json_text(facts::to_json_text(original));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(test::run_all(*back), test::run_all(original));
+}
+
+TEST(facts_json, versions_keep_their_spelling_and_unknowns_their_reason) {
+  const std::string text = facts::to_json_text(rich_facts());
+  EXPECT_NE(text.find("\"535.261.03\""), std::string::npos);
+  EXPECT_NE(text.find("\"unknown\": \"no versioned name\""), std::string::npos);
+}
+
+TEST(facts_json, rejects_non_json_and_other_schemas_clearly) {
+  auto junk = facts::from_json_text("\x89PNG\r\n");
+  ASSERT_FALSE(junk);
+  EXPECT_EQ(junk.error().code, ErrorCode::parse);
+  EXPECT_NE(junk.error().message.find("not JSON"), std::string::npos);
+
+  auto other = facts::from_json_text(R"({"collection": {"schema": "cudnn-doctor-snapshot/99"}})");
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().code, ErrorCode::unsupported);
+  EXPECT_NE(other.error().message.find("snapshot/99"), std::string::npos);
+
+  auto not_snapshot = facts::from_json_text(R"([1, 2, 3])");
+  ASSERT_FALSE(not_snapshot);
+  EXPECT_NE(not_snapshot.error().message.find("not a cudnn-doctor snapshot"), std::string::npos);
+}
+
+TEST(facts_json, wrong_types_and_bad_versions_are_errors_not_crashes) {
+  auto wrong = facts::from_json_text(
+      R"({"collection": {"schema": "cudnn-doctor-snapshot/1"}, "cuda_toolkits": "nope"})");
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().code, ErrorCode::parse);
+
+  auto bad_version = facts::from_json_text(
+      R"({"collection": {"schema": "cudnn-doctor-snapshot/1"},
+          "os": {"glibc_version": {"value": "two.36", "source": "x"}}})");
+  ASSERT_FALSE(bad_version);
+  EXPECT_NE(bad_version.error().message.find("not a version"), std::string::npos);
+
+  auto bad_fact = facts::from_json_text(
+      R"({"collection": {"schema": "cudnn-doctor-snapshot/1"}, "os": {"id": {"oops": 1}}})");
+  ASSERT_FALSE(bad_fact);
+}
+
+TEST(facts_json, missing_fields_default_to_not_collected) {
+  auto minimal = facts::from_json_text(R"({"collection": {"schema": "cudnn-doctor-snapshot/1"}})");
+  ASSERT_TRUE(minimal) << minimal.error().message;
+  EXPECT_FALSE(minimal->pci.has_value());
+  EXPECT_EQ(minimal->pci.reason(), "not collected");
+  EXPECT_TRUE(minimal->cudnn.empty());
+}
+
+} // namespace
+} // namespace doctor
