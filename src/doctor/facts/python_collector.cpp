@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "collect.hpp"
+#include "python_envs.hpp"
 #include "python_files.hpp"
 #include "text_formats.hpp"
 
@@ -9,40 +10,16 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <set>
 #include <tuple>
 
-// Finds the Python environments of the examined machine and reads, from files only, which GPU
-// frameworks each holds and how they were built. Nothing found is run or imported, and only
-// site-packages directories are listed: no METADATA is read and no tree is walked, so an
-// environment costs a handful of directory listings and a few small reads.
+// Reads, from files only, which GPU frameworks each Python environment (python_envs.hpp) holds
+// and how they were built. Nothing found is run or imported, and only site-packages directories
+// are listed: no METADATA is read and no tree is walked, so an environment costs a handful of
+// directory listings and a few small reads.
 namespace doctor::facts {
 
 namespace {
-
-constexpr std::size_t k_max_small_file = std::size_t{1024} * 1024; // version files are a few KB
-// Bounds the work a hostile environments.txt or envs/ directory can cause.
-constexpr std::size_t k_max_candidates = 256;
-
-struct Candidate {
-  std::string prefix;
-  std::string kind; // a hint: "venv", "conda", "pyenv", "system" or empty
-  std::string via;
-};
-
-using Candidates = std::vector<Candidate>;
-
-void add_candidate(Candidates& out, std::string_view prefix, std::string kind, std::string via) {
-  if (out.size() < k_max_candidates && !prefix.empty()) {
-    out.push_back(Candidate{platform::normalize_path(prefix), std::move(kind), std::move(via)});
-  }
-}
-
-std::string home_dir(const platform::SysRoot& root) {
-  auto home = root.env().get("HOME");
-  return home && !home->empty() && home->front() == '/' ? platform::normalize_path(*home) : "/root";
-}
 
 // Completes "unknown, because …" for a file that could not be read.
 std::string read_failure(std::string_view path, const Error& error) {
@@ -52,196 +29,13 @@ std::string read_failure(std::string_view path, const Error& error) {
   case ErrorCode::symlink_loop:
     return fmt::format("{} is a symbolic link loop", path);
   case ErrorCode::too_large:
-    return fmt::format("{} is larger than {} bytes, not a version file", path, k_max_small_file);
+    return fmt::format(
+        "{} is larger than {} bytes, not a version file", path, k_max_python_small_file);
   case ErrorCode::permission_denied:
     return fmt::format("{} cannot be read (permission denied)", path);
   default:
     return fmt::format("{} cannot be read ({})", path, to_string(error.code));
   }
-}
-
-// The prefix of the interpreter at `exe` (a path as found on PATH). A venv's interpreter is a link
-// to its base interpreter, so, as Python itself does (PEP 405), a pyvenv.cfg next to the
-// executable or one directory up names the prefix before any link is followed; otherwise the
-// prefix is the parent of the bin directory of the resolved executable.
-std::optional<std::string> interpreter_prefix(const platform::SysRoot& root,
-                                              const std::string& exe) {
-  const std::string bin = platform::parent_path(exe);
-  for (const std::string& dir : {bin, platform::parent_path(bin)}) {
-    if (root.is_file(platform::join_path(dir, "pyvenv.cfg"))) {
-      return dir;
-    }
-  }
-  auto real = root.resolve(exe);
-  if (!real) {
-    return std::nullopt;
-  }
-  return platform::parent_path(platform::parent_path(*real));
-}
-
-// True for a pyenv shims directory: "<root>/shims" where <root> is $PYENV_ROOT or holds versions/.
-bool is_pyenv_shims(const platform::SysRoot& root, const std::string& dir) {
-  if (platform::file_name(dir) != "shims") {
-    return false;
-  }
-  const std::string parent = platform::parent_path(dir);
-  auto env_root = root.env().get("PYENV_ROOT");
-  return (env_root && platform::normalize_path(*env_root) == parent)
-         || root.is_dir(platform::join_path(parent, "versions"));
-}
-
-// The shims are scripts that run `pyenv exec`; the environment they lead to is the selected
-// version: PYENV_VERSION, else $PYENV_ROOT/version, else "system" (the next python3 on PATH,
-// found there). A .python-version file in a working directory cannot be known from here.
-void add_pyenv(const platform::SysRoot& root, const std::string& shims, Candidates& out) {
-  auto env_root = root.env().get("PYENV_ROOT");
-  const std::string pyenv_root = env_root && !env_root->empty()
-                                     ? platform::normalize_path(*env_root)
-                                     : platform::parent_path(shims);
-  std::vector<std::string> names;
-  if (auto selected = root.env().get("PYENV_VERSION"); selected && !selected->empty()) {
-    names = parse_pyenv_versions(*selected);
-  } else if (auto text =
-                 root.read_file(platform::join_path(pyenv_root, "version"), k_max_small_file)) {
-    names = parse_pyenv_versions(*text);
-  }
-  for (const std::string& name : names) {
-    if (name == "system") {
-      return;
-    }
-    const std::string prefix =
-        platform::join_path(platform::join_path(pyenv_root, "versions"), name);
-    if (root.is_dir(prefix)) {
-      add_candidate(out, prefix, "pyenv", "pyenv:version");
-      return;
-    }
-  }
-}
-
-void add_from_path(const platform::SysRoot& root, Candidates& out) {
-  for (const std::string& dir : root.env().list("PATH")) {
-    if (dir.front() != '/') {
-      continue;
-    }
-    if (is_pyenv_shims(root, dir)) {
-      add_pyenv(root, platform::normalize_path(dir), out);
-      continue;
-    }
-    for (const char* exe : {"python3", "python"}) {
-      const std::string path = platform::join_path(dir, exe);
-      if (!root.is_file(path)) {
-        continue;
-      }
-      if (auto prefix = interpreter_prefix(root, path)) {
-        add_candidate(out, *prefix, "", fmt::format("PATH:{}", exe));
-      }
-    }
-  }
-}
-
-void add_conda(const platform::SysRoot& root, Candidates& out) {
-  const std::string home = home_dir(root);
-  std::vector<std::string> bases;
-  if (auto prefix = root.env().get("CONDA_PREFIX"); prefix && !prefix->empty()) {
-    const std::string p = platform::normalize_path(*prefix);
-    add_candidate(out, p, "conda", "env:CONDA_PREFIX");
-    const std::string parent = platform::parent_path(p);
-    bases.push_back(platform::file_name(parent) == "envs" ? platform::parent_path(parent) : p);
-  }
-  if (auto exe = root.env().get("CONDA_EXE"); exe && !exe->empty()) {
-    bases.push_back(platform::parent_path(platform::parent_path(platform::normalize_path(*exe))));
-  }
-  for (const char* dir : {"/opt/conda", "/opt/miniconda3"}) {
-    bases.emplace_back(dir);
-  }
-  for (const char* dir : {"miniconda3", "anaconda3", "miniforge3", "mambaforge"}) {
-    bases.push_back(platform::join_path(home, dir));
-  }
-  std::set<std::string> seen;
-  for (const std::string& base : bases) {
-    if (!seen.insert(base).second || !root.is_dir(platform::join_path(base, "conda-meta"))) {
-      continue;
-    }
-    add_candidate(out, base, "conda", "conda:base");
-    const std::string envs = platform::join_path(base, "envs");
-    if (auto entries = root.list_dir(envs)) {
-      for (const util::DirEntry& e : *entries) {
-        if (e.kind == util::FileKind::directory || e.kind == util::FileKind::symlink) {
-          add_candidate(out, platform::join_path(envs, e.name), "conda", "conda:envs");
-        }
-      }
-    }
-  }
-  const std::string listed = platform::join_path(home, ".conda/environments.txt");
-  if (auto text = root.read_file(listed, k_max_small_file)) {
-    for (const std::string& prefix : parse_conda_environments_txt(*text)) {
-      add_candidate(out, prefix, "conda", "conda:environments.txt");
-    }
-  }
-}
-
-Candidates candidates(const platform::SysRoot& root) {
-  Candidates out;
-  add_from_path(root, out);
-  if (auto venv = root.env().get("VIRTUAL_ENV"); venv && !venv->empty()) {
-    add_candidate(out, *venv, "venv", "env:VIRTUAL_ENV");
-  }
-  if (root.is_file("/usr/bin/python3")) {
-    add_candidate(out, "/usr", "system", "system");
-  }
-  // Last: the one source whose length the machine's files decide (envs/, environments.txt).
-  add_conda(root, out);
-  return out;
-}
-
-// What the prefix's own files say wins over how it was found; among hints, the most specific.
-std::string env_kind(const platform::SysRoot& root,
-                     const std::string& prefix,
-                     const std::set<std::string>& hints) {
-  if (root.is_file(platform::join_path(prefix, "pyvenv.cfg"))) {
-    return "venv";
-  }
-  if (root.is_dir(platform::join_path(prefix, "conda-meta"))) {
-    return "conda";
-  }
-  for (const char* kind : {"venv", "conda", "pyenv"}) {
-    if (hints.contains(kind)) {
-      return kind;
-    }
-  }
-  const std::string versions = platform::parent_path(prefix);
-  if (platform::file_name(versions) == "versions"
-      && root.is_dir(platform::join_path(platform::parent_path(versions), "shims"))) {
-    return "pyenv";
-  }
-  return "system";
-}
-
-Fact<std::string> python_version(const platform::SysRoot& root, const PythonEnv& env) {
-  const std::string cfg = platform::join_path(env.prefix, "pyvenv.cfg");
-  if (auto text = root.read_file(cfg, k_max_small_file)) {
-    if (auto v = parse_pyvenv_cfg_version(*text)) {
-      return Fact<std::string>::known(util::sanitize(*v, 40), fmt::format("file:{}", cfg));
-    }
-  }
-  const std::string meta = platform::join_path(env.prefix, "conda-meta");
-  if (auto entries = root.list_dir(meta)) {
-    for (const util::DirEntry& e : *entries) {
-      if (auto v = python_version_from_conda_meta(e.name)) {
-        return Fact<std::string>::known(*v,
-                                        fmt::format("name:{}", platform::join_path(meta, e.name)));
-      }
-    }
-  }
-  // bin/python3 links to python3.X in conda envs, pyenv versions and /usr/bin (not in a venv,
-  // whose pyvenv.cfg was read above).
-  if (auto real = root.resolve(platform::join_path(env.prefix, "bin/python3"))) {
-    if (auto v = python_version_from_name(platform::file_name(*real))) {
-      return Fact<std::string>::known(*v, fmt::format("name:{}", *real));
-    }
-  }
-  return Fact<std::string>::unknown(fmt::format(
-      "{} has no pyvenv.cfg version, conda-meta python record or bin/python3.X", env.prefix));
 }
 
 struct LibDir {
@@ -490,7 +284,7 @@ struct FileText {
 
 FileText read_small(const platform::SysRoot& root, std::string path) {
   FileText out{std::move(path), std::nullopt, {}};
-  auto text = root.read_file(out.path, k_max_small_file);
+  auto text = root.read_file(out.path, k_max_python_small_file);
   if (text) {
     out.text = std::move(*text);
   } else {
@@ -518,9 +312,12 @@ Framework read_torch(const platform::SysRoot& root, const SiteDir& site, const P
   const FileText file = read_small(root, platform::join_path(fw.location, "version.py"));
   const std::string source = fmt::format("file:{}", file.path);
   const auto parsed = file.text ? parse_torch_version_py(*file.text) : std::nullopt;
-  fw.version = dist_version(site, {"torch"});
-  if (!fw.version && parsed && parsed->version) {
+  // torch.__version__ (version.py) carries the build's local label ("2.0.1+cu117") that users see
+  // and quote; the dist-info directory of a PyPI wheel drops it. Prefer the file.
+  if (parsed && parsed->version) {
     fw.version = Fact<std::string>::known(util::sanitize(*parsed->version, 80), source);
+  } else {
+    fw.version = dist_version(site, {"torch"});
   }
   fw.cuda_archs = Fact<std::vector<std::string>>::unknown(
       "torch/version.py records no compute capabilities (they are in the compiled libraries)");
@@ -843,29 +640,7 @@ void read_packages(const platform::SysRoot& root,
 } // namespace
 
 void collect_python(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
-  std::map<std::string, PythonEnv> by_prefix;
-  std::map<std::string, std::set<std::string>> hints;
-  for (const Candidate& c : candidates(root)) {
-    auto real = root.resolve(c.prefix);
-    if (!real || !root.is_dir(*real)) {
-      continue;
-    }
-    auto [it, inserted] = by_prefix.try_emplace(*real);
-    PythonEnv& env = it->second;
-    if (inserted) {
-      env.prefix = *real;
-    }
-    if (std::find(env.found_via.begin(), env.found_via.end(), c.via) == env.found_via.end()) {
-      env.found_via.push_back(c.via);
-    }
-    if (!c.kind.empty()) {
-      hints[*real].insert(c.kind);
-    }
-  }
-  for (auto& [prefix, env] : by_prefix) {
-    env.kind = env_kind(root, prefix, hints[prefix]);
-    std::sort(env.found_via.begin(), env.found_via.end());
-    env.python_version = python_version(root, env);
+  for (PythonEnv& env : discover_python_envs(root)) {
     const std::vector<std::string> dirs = site_dirs(root, env);
     read_packages(root, env, dirs);
     facts.python_envs.push_back(std::move(env));
