@@ -54,7 +54,11 @@ def main():
     os.makedirs(root)
     keep = False
     try:
-        mod.build(scenario_lib.Tree(root))
+        tree = scenario_lib.Tree(root)
+        mod.build(tree)
+        if tree.skip_reason and "--update" not in sys.argv[3:]:
+            print(f"SKIP: {tree.skip_reason}")
+            return 125
         shutil.rmtree(os.path.join(root, ".elf-cache"), ignore_errors=True)
         base = ["check", "--sysroot", root]
         for k, v in sorted(getattr(mod, "ENV", {}).items()):

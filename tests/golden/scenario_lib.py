@@ -14,6 +14,7 @@ _ELF_CACHE = {}
 class Tree:
     def __init__(self, root):
         self.root = root
+        self.skip_reason = None  # set when the tree cannot be built faithfully here
 
     def path(self, inner):
         return os.path.join(self.root, inner.lstrip("/"))
@@ -135,3 +136,232 @@ class Tree:
         self.mkdir("/dev")
         self.mkdir("/usr/lib/x86_64-linux-gnu")
         self.proc_modules("ext4", "virtio_net")
+
+    # --- pieces for the check scenarios ---------------------------------------------------
+
+    def char_device(self, inner, major, minor, mode=0o666):
+        """A character device node, as udev or nvidia-modprobe makes it. mknod needs root (the
+        project's test machines run as root); without it a regular file stands in, which the
+        doctor rightly does not take for a device node, so scenarios with working GPUs then
+        show driver.device_nodes_missing and fail their diff."""
+        import stat
+        p = self.path(inner)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        if os.path.lexists(p):
+            os.remove(p)
+        try:
+            os.mknod(p, mode | stat.S_IFCHR, os.makedev(major, minor))
+        except OSError as e:
+            import sys
+            sys.stderr.write(f"scenario_lib: cannot mknod {inner} ({e}); a regular file stands in, "
+                             "so this scenario's expected output will not match (run as root)\n")
+            self.skip_reason = f"mknod {inner} needs root"
+            open(p, "w").close()
+        os.chmod(p, mode)
+
+    def container_dev(self):
+        """The /dev a container runtime gives every container: null, zero, random, urandom, tty,
+        full, pts/ and shm/, and no GPU node."""
+        for name, major, minor in (("null", 1, 3), ("zero", 1, 5), ("full", 1, 7),
+                                   ("random", 1, 8), ("urandom", 1, 9), ("tty", 5, 0)):
+            self.char_device(f"/dev/{name}", major, minor)
+        self.mkdir("/dev/pts")
+        self.mkdir("/dev/shm")
+        self.symlink("/dev/fd", "/proc/self/fd")
+
+    def nvidia_device_nodes(self, gpus=1, uvm_major=508):
+        """/dev/nvidia0…, nvidiactl and nvidia-modeset (major 195) and the nvidia-uvm pair (a
+        dynamic major), as the driver's udev rules and nvidia-modprobe create them."""
+        for i in range(gpus):
+            self.char_device(f"/dev/nvidia{i}", 195, i)
+        self.char_device("/dev/nvidiactl", 195, 255)
+        self.char_device("/dev/nvidia-modeset", 195, 254)
+        self.char_device("/dev/nvidia-uvm", uvm_major, 0)
+        self.char_device("/dev/nvidia-uvm-tools", uvm_major, 1)
+
+    def nvidia_proc_version(self, version, built="Wed Nov 13 07:12:39 UTC 2024",
+                            gcc="gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)"):
+        """/proc/driver/nvidia/version and /sys/module/nvidia/version of a loaded proprietary
+        module, with an Ubuntu compiler line (nvidia_module writes Debian's)."""
+        self.text("/proc/driver/nvidia/version",
+                  f"NVRM version: NVIDIA UNIX x86_64 Kernel Module  {version}  {built}\n"
+                  f"GCC version:  {gcc}\n")
+        self.text("/sys/module/nvidia/version", version + "\n")
+
+    def nvidia_user_libs(self, version, d="/usr/lib/x86_64-linux-gnu"):
+        """libcuda and libnvidia-ml of driver `version` as Ubuntu's libnvidia-compute-<branch>
+        package installs them: the versioned file, its soname link and the dev link."""
+        for stem in ("libcuda.so", "libnvidia-ml.so"):
+            self.elf(f"{d}/{stem}.{version}", f"{stem}.1")
+            self.symlink(f"{d}/{stem}.1", f"{stem}.{version}")
+            self.symlink(f"{d}/{stem}", f"{stem}.1")
+
+    def nvidia_gpu(self, address, device, audio=None, driver="nvidia", audio_driver="snd_hda_intel",
+                   class_code=0x030000):
+        """An NVIDIA GPU at `address` (function 0) and, on GeForce boards, its HDMI audio function
+        (function 1, an NVIDIA device that is not a display)."""
+        self.pci_device(address, 0x10de, device, class_code, driver)
+        if audio is not None:
+            self.pci_device(address[:-1] + "1", 0x10de, audio, 0x040300, audio_driver)
+
+    def server_bus(self):
+        """The non-GPU devices of a typical x86 server board: host bridge, root port, BMC's VGA
+        (an ASPEED display adapter, not NVIDIA), two I350 ports and an NVMe drive."""
+        self.pci_device("0000:00:00.0", 0x8086, 0x09a2, 0x060000)
+        self.pci_device("0000:00:01.0", 0x8086, 0x347a, 0x060400, "pcieport")
+        self.pci_device("0000:02:00.0", 0x1a03, 0x2000, 0x030000, "ast")
+        self.pci_device("0000:03:00.0", 0x8086, 0x1521, 0x020000, "igb")
+        self.pci_device("0000:03:00.1", 0x8086, 0x1521, 0x020000, "igb")
+        self.pci_device("0000:04:00.0", 0x144d, 0xa808, 0x010802, "nvme")
+
+    def desktop_bus(self):
+        """A desktop board: host bridge, the CPU's integrated graphics (Intel, bound to i915),
+        a PCIe root port and an NVMe drive."""
+        self.pci_device("0000:00:00.0", 0x8086, 0xa700, 0x060000)
+        self.pci_device("0000:00:02.0", 0x8086, 0xa780, 0x030000, "i915")
+        self.pci_device("0000:00:01.0", 0x8086, 0xa70d, 0x060400, "pcieport")
+        self.pci_device("0000:04:00.0", 0x144d, 0xa80a, 0x010802, "nvme")
+
+    def pci_ids_excerpt(self):
+        """A larger excerpt of pciutils' pci.ids than pci_ids(), in its real order and format."""
+        self.text("/usr/share/misc/pci.ids",
+                  "#\n#\tList of PCI ID's\n#\n# excerpt: the vendors and devices of the scenarios\n#\n"
+                  "10de  NVIDIA Corporation\n"
+                  "\t10f0  GP104 High Definition Audio Controller\n"
+                  "\t1b80  GP104 [GeForce GTX 1080]\n"
+                  "\t20b0  GA100 [A100 SXM4 40GB]\n"
+                  "\t2204  GA102 [GeForce RTX 3090]\n"
+                  "\t2236  GA102GL [A10]\n"
+                  "\t2330  GH100 [H100 SXM5 80GB]\n"
+                  "\t2684  AD102 [GeForce RTX 4090]\n"
+                  "\t22ba  AD102 High Definition Audio Controller\n"
+                  "144d  Samsung Electronics Co Ltd\n"
+                  "\ta808  NVMe SSD Controller SM981/PM981/PM983\n"
+                  "\ta80a  NVMe SSD Controller PM9A1/PM9A3/980PRO\n"
+                  "1a03  ASPEED Technology, Inc.\n"
+                  "\t2000  ASPEED Graphics Family\n"
+                  "8086  Intel Corporation\n"
+                  "\t09a2  Ice Lake Memory Map/VT-d\n"
+                  "\t1521  I350 Gigabit Network Connection\n"
+                  "\t347a  Ice Lake CPU PCI Express Root Port\n"
+                  "\ta700  Raptor Lake-S 8+16 Host Bridge/DRAM Controller\n"
+                  "\ta70d  Raptor Lake PCI Express 5.0 Graphics Port (PEG010)\n"
+                  "\ta780  Raptor Lake-S GT1 [UHD Graphics 770]\n")
+
+    def ubuntu_base(self, point="22.04.4", kernel="5.15.0-105-generic", glibc="2.35",
+                    glibc_pkg="2.35-0ubuntu3.7", cpu="Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz",
+                    cpus=16, mem_gib=128):
+        """An Ubuntu 22.04 machine with merged /usr (/lib -> usr/lib): os-release as the release
+        ships it, Ubuntu's glibc, /proc basics, the linker configuration and the pci.ids excerpt.
+        No /dev, /sys or /proc/modules: each scenario adds what its machine has."""
+        major_minor = ".".join(point.split(".")[:2])
+        self.text("/etc/os-release",
+                  f'PRETTY_NAME="Ubuntu {point} LTS"\nNAME="Ubuntu"\nVERSION_ID="{major_minor}"\n'
+                  f'VERSION="{point} LTS (Jammy Jellyfish)"\nVERSION_CODENAME=jammy\nID=ubuntu\n'
+                  'ID_LIKE=debian\nHOME_URL="https://www.ubuntu.com/"\n'
+                  'SUPPORT_URL="https://help.ubuntu.com/"\n'
+                  'BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"\n'
+                  'PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-policy"\n'
+                  "UBUNTU_CODENAME=jammy\n")
+        for link in ("lib", "lib64", "bin", "sbin"):
+            self.symlink(f"/{link}", f"usr/{link}")
+        self.text("/usr/lib/x86_64-linux-gnu/libc.so.6",
+                  "\x7fELF\x02\x01\x01" + "\0" * 9 + "\x03\0\x3e\0" + "\0" * 40 +
+                  f"GNU C Library (Ubuntu GLIBC {glibc_pkg}) stable release version {glibc}.\0")
+        self.mkdir("/usr/lib64")
+        self.kernel(kernel)
+        self.meminfo(mem_gib * 1024 * 1024, (mem_gib - 6) * 1024 * 1024, 8 * 1024 * 1024)
+        self.cpuinfo(cpu, cpus)
+        self.ld_so_conf()
+        self.text("/etc/ld.so.conf.d/libc.conf", "# libc default configuration\n/usr/local/lib\n")
+        self.pci_ids_excerpt()
+
+    def ubuntu_python(self, minor="3.10"):
+        """Ubuntu's system Python: /usr/bin/python3 -> python3.{minor}, its stdlib directory and
+        apt's dist-packages (no GPU framework)."""
+        self.text(f"/usr/bin/python{minor}", "# stand-in for the interpreter; never executed\n", 0o755)
+        self.symlink("/usr/bin/python3", f"python{minor}")
+        self.text(f"/usr/lib/python{minor}/os.py", "# stand-in\n")
+        self.mkdir("/usr/lib/python3/dist-packages")
+
+    def venv(self, prefix, micro="3.10.12", home="/usr/bin"):
+        """A `python3 -m venv` environment: pyvenv.cfg, bin/python3 linked to the base interpreter
+        and an empty lib/python3.X/site-packages, whose path it returns."""
+        minor = ".".join(micro.split(".")[:2])
+        self.text(f"{prefix}/pyvenv.cfg",
+                  f"home = {home}\ninclude-system-site-packages = false\nversion = {micro}\n")
+        self.symlink(f"{prefix}/bin/python3", f"{home}/python3")
+        self.symlink(f"{prefix}/bin/python", "python3")
+        self.symlink(f"{prefix}/bin/python{minor}", "python3")
+        self.text(f"{prefix}/bin/activate", f'VIRTUAL_ENV="{prefix}"\nexport VIRTUAL_ENV\n')
+        self.symlink(f"{prefix}/lib64", "lib")
+        site = f"{prefix}/lib/python{minor}/site-packages"
+        self.mkdir(site)
+        return site
+
+    def dist_info(self, site, name, version, files, requires=(), installer="pip"):
+        """A wheel's installed .dist-info in `site`: METADATA, WHEEL, INSTALLER and a RECORD that
+        lists `files` (paths relative to `site`, already written) with their real sha256 and size,
+        in the format pip writes."""
+        import base64
+        import hashlib
+        d = f"{name.replace('-', '_')}-{version}.dist-info"
+        meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
+            f"Requires-Dist: {r}\n" for r in requires)
+        self.text(f"{site}/{d}/METADATA", meta)
+        self.text(f"{site}/{d}/WHEEL",
+                  "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.37.1)\nRoot-Is-Purelib: false\n"
+                  "Tag: py3-none-manylinux1_x86_64\n")
+        self.text(f"{site}/{d}/INSTALLER", installer + "\n")
+        rows = []
+        for rel in list(files) + [f"{d}/METADATA", f"{d}/WHEEL", f"{d}/INSTALLER"]:
+            data = open(self.path(f"{site}/{rel}"), "rb").read()
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            rows.append(f"{rel},sha256={digest},{len(data)}")
+        rows.append(f"{d}/RECORD,,")
+        self.text(f"{site}/{d}/RECORD", "\n".join(rows) + "\n")
+
+    def cudnn_header(self, inner, version):
+        """cudnn_version.h as cuDNN 8 and 9 ship it."""
+        major, minor, patch = version.split(".")[:3]
+        self.text(inner,
+                  "/*\n * Copyright 2014-2023 NVIDIA Corporation.  All rights reserved.\n */\n\n"
+                  "/**\n * \\file: The master cuDNN version file.\n */\n\n"
+                  "#ifndef CUDNN_VERSION_H_\n#define CUDNN_VERSION_H_\n\n"
+                  f"#define CUDNN_MAJOR {major}\n#define CUDNN_MINOR {minor}\n"
+                  f"#define CUDNN_PATCHLEVEL {patch}\n\n"
+                  f"#define CUDNN_VERSION (CUDNN_MAJOR * {'10000' if int(major) >= 9 else '1000'} "
+                  "+ CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n\n"
+                  "#endif /* CUDNN_VERSION_H */\n")
+
+    def cudnn_versioned(self, d, version, stems, pad_base=0, dev_links=True):
+        """cuDNN libraries as the tarball, the Debian packages and conda-forge lay them out: the
+        real file <stem>.so.<version> (SONAME <stem>.so.<major>), the soname link and the dev
+        link. Returns {real file name: size}."""
+        major = version.split(".")[0]
+        sizes = {}
+        for i, stem in enumerate(stems):
+            real = f"{stem}.so.{version}"
+            sizes[real] = self.elf(f"{d}/{real}", f"{stem}.so.{major}", pad=pad_base + i * 64)
+            self.symlink(f"{d}/{stem}.so.{major}", real)
+            if dev_links:
+                self.symlink(f"{d}/{stem}.so", f"{stem}.so.{major}")
+        return sizes
+
+    def working_nvidia(self, version="535.183.01", gpus=(("0000:01:00.0", 0x2684, 0x22ba),)):
+        """A machine whose NVIDIA GPUs work: each bound to the loaded proprietary module, its
+        device nodes, the nvidia modules in /proc/modules and the user-space libraries."""
+        for address, device, audio in gpus:
+            self.nvidia_gpu(address, device, audio)
+        self.nvidia_proc_version(version)
+        self.proc_modules("nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia", "ext4")
+        self.nvidia_device_nodes(len(gpus))
+        self.nvidia_user_libs(version)
+
+
+    # The library stems of a complete cuDNN 8 and 9 for Linux (data/kb/library_sets.json).
+    CUDNN8_STEMS = ["libcudnn", "libcudnn_adv_infer", "libcudnn_adv_train", "libcudnn_cnn_infer",
+                    "libcudnn_cnn_train", "libcudnn_ops_infer", "libcudnn_ops_train"]
+    CUDNN9_STEMS = ["libcudnn", "libcudnn_adv", "libcudnn_cnn", "libcudnn_engines_precompiled",
+                    "libcudnn_engines_runtime_compiled", "libcudnn_graph", "libcudnn_heuristic",
+                    "libcudnn_ops"]

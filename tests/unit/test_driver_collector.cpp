@@ -62,9 +62,19 @@ TEST(driver_collector, open_kernel_module_version) {
   EXPECT_EQ(f.driver.kernel_module_type.value_or(""), "open");
 }
 
-TEST(driver_collector, missing_proc_version_means_module_not_loaded) {
+TEST(driver_collector, tree_without_proc_has_no_running_kernel_to_ask) {
   test::TempDir t;
   t.mkdir("/proc");
+  const Facts f = collect(t.sysroot());
+  ASSERT_FALSE(f.driver.kernel_module_version);
+  EXPECT_NE(f.driver.kernel_module_version.reason().find("no running kernel"), std::string::npos)
+      << f.driver.kernel_module_version.reason();
+  EXPECT_EQ(f.driver.kernel_module_version.reason().find("not loaded"), std::string::npos);
+}
+
+TEST(driver_collector, missing_proc_version_means_module_not_loaded) {
+  test::TempDir t;
+  t.write("/proc/modules", "ext4 1 0 - Live 0x0\n");
   const Facts f = collect(t.sysroot());
   ASSERT_FALSE(f.driver.kernel_module_version);
   EXPECT_NE(f.driver.kernel_module_version.reason().find("not loaded"), std::string::npos)

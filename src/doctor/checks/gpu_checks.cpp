@@ -53,6 +53,7 @@ void check_gpu_presence(const facts::Facts& facts, const kb::KnowledgeBase&, Fin
                                               other.address)});
   }
   d.evidence.push_back(evidence_of(facts.driver.kernel_module_version, "NVIDIA kernel module"));
+  d.tags.push_back(facts.driver.kernel_module_version ? "module_loaded" : "no_module");
   d.evidence.push_back(Evidence{nvml.library ? "nvml:" + *nvml.library : "nvml",
                                 nvml.detail.empty()
                                     ? "status " + nvml.status

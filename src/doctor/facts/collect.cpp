@@ -83,6 +83,16 @@ Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
   facts.collection.sysroot = options.sysroot_label;
   facts.collection.live = root.is_live();
   facts.collection.collected_at = options.collected_at.empty() ? now_utc() : options.collected_at;
+  if (root.os() == platform::OsFamily::windows) {
+    // The collectors read a Linux system (/proc, /sys, ld.so.cache). Windows collectors (registry,
+    // driver store, PATH and DLL search) are not written yet; say so instead of a report full of
+    // unknowns. A Linux tree examined from Windows (--sysroot) is still collected.
+    facts.collection.errors.push_back(
+        {"windows",
+         "this build cannot examine a live Windows machine yet; examine a Linux system with "
+         "--sysroot, or analyse a snapshot with --snapshot"});
+    return facts;
+  }
   for (const Collector& c : k_collectors) {
     try {
       c.run(root, options, facts);

@@ -120,6 +120,15 @@ Fact<Version> toolkit_version(const platform::SysRoot& root, const std::string& 
       "{} has no readable version.json, version.txt, cuda.h or cuda_runtime_api.h", tk));
 }
 
+// A runtime-only install says its release only through libcudart's name: 12.2.140 -> 12.2.
+Fact<Version> version_from_runtime(const Fact<Version>& runtime, const Fact<Version>& fallback) {
+  if (!fallback && runtime && runtime->size() >= 2) {
+    return Fact<Version>::known(Version::from_parts({runtime->major(), runtime->minor()}),
+                                runtime.source());
+  }
+  return fallback;
+}
+
 // A small "#!" script that execs another nvcc (/usr/local/bin/nvcc on this project's machines,
 // /usr/bin/nvcc of Debian's nvidia-cuda-toolkit): returns the absolute nvcc path it runs. The
 // script is read, never run.
@@ -166,6 +175,22 @@ std::optional<std::string> toolkit_root(const platform::SysRoot& root, const std
       return real->substr(0, real->size() - suffix.size());
     }
     return root.resolve(dir).value_or(dir);
+  }
+  // A runtime-only install (the nvidia/cuda *-runtime container images) has no compiler and
+  // no headers, only the libraries: libcudart in lib64/ or targets/<arch>/lib/.
+  for (const std::string& lib_dir : {platform::join_path(dir, "lib64"),
+                                     platform::join_path(dir, "lib"),
+                                     platform::join_path(dir, "targets/x86_64-linux/lib"),
+                                     platform::join_path(dir, "targets/sbsa-linux/lib")}) {
+    auto entries = root.list_dir(lib_dir);
+    if (!entries) {
+      continue;
+    }
+    for (const util::DirEntry& e : *entries) {
+      if (e.name.starts_with("libcudart.so.")) {
+        return root.resolve(dir).value_or(dir);
+      }
+    }
   }
   return std::nullopt;
 }
@@ -218,6 +243,7 @@ void collect_cuda(const platform::SysRoot& root, const CollectOptions&, Facts& f
     tk.version = toolkit_version(root, path);
     tk.library_dirs = library_dirs(root, path);
     tk.runtime_version = runtime_version(root, path, tk.library_dirs);
+    tk.version = version_from_runtime(tk.runtime_version, tk.version);
     const std::string nvcc = platform::join_path(path, "bin/nvcc");
     tk.nvcc = root.is_file(nvcc) ? Fact<std::string>::known(nvcc, fmt::format("file:{}", nvcc))
                                  : Fact<std::string>::unknown(fmt::format(

@@ -47,8 +47,13 @@ void collect_module(const platform::SysRoot& root, DriverInfo& d) {
       d.kernel_module_banner = Fact<std::string>::unknown(why);
     }
   } else {
+    // Without a populated /proc the tree is an image at rest: no kernel runs there, so whether a
+    // module would be loaded is unknowable, not "not loaded".
+    const auto proc = root.list_dir("/proc");
+    const bool running = proc && !proc->empty();
     const std::string why =
-        text.error().code == ErrorCode::not_found
+        !running ? "the examined tree has no /proc: an image at rest has no running kernel"
+        : text.error().code == ErrorCode::not_found
             ? fmt::format("{} does not exist: the NVIDIA kernel module is not loaded", k_proc)
             : fmt::format("cannot read {}: {}", k_proc, text.error().message);
     d.kernel_module_version = Fact<std::string>::unknown(why);

@@ -137,8 +137,8 @@ void collect_os(const platform::SysRoot& root, const CollectOptions&, Facts& fac
     os.kernel_release = Fact<std::string>::unknown(
         root.is_live()
             ? fmt::format("cannot read /proc/sys/kernel/osrelease ({})", text.error().message)
-            : "the examined tree has no /proc/sys/kernel/osrelease (an image has no "
-              "running kernel)");
+            : "the examined tree has no /proc/sys/kernel/osrelease: an image at rest has no "
+              "running kernel");
   }
   os.architecture = Fact<std::string>::unknown(
       "no libc.so.6 with a known ELF machine type or multiarch directory was found");

@@ -157,7 +157,14 @@ std::optional<Version> parse_cuda_version_json(std::string_view text) {
   if (version == cuda->end() || !version->is_string()) {
     return std::nullopt;
   }
-  return Version::parse(version->get<std::string>());
+  auto v = Version::parse(version->get<std::string>());
+  // Runfile installs write the release date as the third part ("11.8.20220929"); package
+  // installs write the update ("12.4.1"). A date is not an update: keep major.minor.
+  constexpr unsigned k_date_like = 19000000;
+  if (v && v->part(2) >= k_date_like) {
+    return Version::from_parts({v->major(), v->minor()});
+  }
+  return v;
 }
 
 std::optional<Version> parse_cuda_version_txt(std::string_view text) {

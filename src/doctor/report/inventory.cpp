@@ -41,6 +41,20 @@ Inventory make_inventory(const facts::Facts& facts) {
   inv.os.memory_total = opt(os.memory_total);
   inv.os.memory_available = opt(os.memory_available);
   inv.os.swap_total = opt(os.swap_total);
+  auto reason = [&](const char* field, const auto& fact) {
+    if (!fact) {
+      inv.os.unknown_reasons[field] = fact.reason();
+    }
+  };
+  reason("name", os.pretty_name);
+  reason("kernel", os.kernel_release);
+  reason("glibc", os.glibc_version);
+  reason("architecture", os.architecture);
+  reason("cpu", os.cpu_model);
+  reason("cpu_count", os.cpu_count);
+  reason("memory_total_bytes", os.memory_total);
+  reason("memory_available_bytes", os.memory_available);
+  reason("swap_total_bytes", os.swap_total);
 
   const facts::DriverInfo& d = facts.driver;
   inv.driver.kernel_module = opt(d.kernel_module_version);
@@ -142,10 +156,15 @@ std::string human_bytes(std::uint64_t bytes);
 
 namespace {
 
+std::string why(const InventoryOs& os, const char* field) {
+  const auto it = os.unknown_reasons.find(field);
+  return it == os.unknown_reasons.end() ? std::string() : " (" + it->second + ")";
+}
+
 std::string os_line(const InventoryOs& os) {
   std::vector<std::string> parts;
-  parts.push_back(os.name.value_or("unknown OS"));
-  parts.push_back(os.kernel ? "kernel " + *os.kernel : "kernel unknown");
+  parts.push_back(os.name ? *os.name : "OS unknown" + why(os, "name"));
+  parts.push_back(os.kernel ? "kernel " + *os.kernel : "kernel unknown" + why(os, "kernel"));
   if (os.glibc) {
     parts.push_back("glibc " + *os.glibc);
   }
@@ -169,7 +188,13 @@ std::string host_line(const InventoryOs& os) {
   if (os.swap_total) {
     parts.push_back(*os.swap_total == 0 ? "no swap" : human_bytes(*os.swap_total) + " swap");
   }
-  return parts.empty() ? "unknown" : util::join(parts, ", ");
+  if (!os.cpu) {
+    parts.push_back("CPU unknown" + why(os, "cpu"));
+  }
+  if (!os.memory_total) {
+    parts.push_back("RAM unknown" + why(os, "memory_total_bytes"));
+  }
+  return util::join(parts, ", ");
 }
 
 } // namespace
@@ -186,7 +211,7 @@ std::vector<InventoryLine> describe_inventory(const Inventory& inv) {
                                  *d.kernel_module,
                                  d.kernel_module_type ? " (" + *d.kernel_module_type + ")" : ""));
   } else {
-    driver.push_back("no kernel module: " + d.reason);
+    driver.push_back("kernel module unknown, because " + d.reason);
   }
   for (const auto& lib : d.libraries) {
     driver.push_back(fmt::format("{} {} ({})", lib.name, lib.version.value_or("?"), lib.path));
@@ -257,6 +282,9 @@ std::vector<InventoryLine> describe_inventory(const Inventory& inv) {
                                    c.libraries.size());
     if (c.package) {
       line += " (" + *c.package + ")";
+    }
+    if (!c.found_via.empty()) {
+      line += ", found via " + util::join(c.found_via, ", ");
     }
     cudnn.push_back(line);
   }

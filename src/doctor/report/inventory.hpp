@@ -4,6 +4,7 @@
 #include <doctor/facts/facts.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ struct InventoryOs {
   std::optional<std::uint64_t> memory_total;
   std::optional<std::uint64_t> memory_available;
   std::optional<std::uint64_t> swap_total;
+  // Why each field above that is nullopt is unknown, by JSON field name ("kernel").
+  std::map<std::string, std::string> unknown_reasons;
 };
 
 struct InventoryDriverLibrary {

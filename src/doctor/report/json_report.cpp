@@ -25,6 +25,7 @@ Json inventory_json(const Inventory& inv) {
   os["memory_total_bytes"] = or_null(inv.os.memory_total);
   os["memory_available_bytes"] = or_null(inv.os.memory_available);
   os["swap_total_bytes"] = or_null(inv.os.swap_total);
+  os["unknown_reasons"] = inv.os.unknown_reasons;
 
   Json driver;
   driver["kernel_module"] = or_null(inv.driver.kernel_module);
