@@ -3,7 +3,8 @@
 #   1. the Linux CI build (warnings as errors) and every ctest test except the labels
 #      gpu, realistic and fuzz-campaign (see docs/testing.md for those);
 #   2. the Windows cross build (mingw-w64) and its platform-neutral unit tests under wine;
-#   3. the unit and golden tests again under AddressSanitizer and UBSan.
+#   3. clang-tidy over src/ (naming rules and bug-prone patterns, as errors);
+#   4. the unit, golden and fuzz-replay tests again under AddressSanitizer and UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -14,6 +15,9 @@ echo "== Linux build and tests"
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j "$jobs"
 ctest --preset ci -j "$jobs"
+
+echo "== clang-tidy"
+./scripts/lint.sh build/ci
 
 echo "== Windows cross build and unit tests under wine"
 export WINEDEBUG=-all

@@ -26,7 +26,7 @@ namespace doctor::cli {
 
 namespace {
 
-constexpr std::size_t k_max_snapshot = 256 * 1024 * 1024;
+constexpr std::size_t k_max_snapshot = std::size_t{256} * 1024 * 1024;
 
 kb::KnowledgeBase load_kb(const TargetOptions& target) {
   auto kb = target.kb_dir.empty() ? kb::KnowledgeBase::load_embedded()

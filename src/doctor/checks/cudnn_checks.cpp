@@ -122,6 +122,7 @@ void check_mixed_versions(const facts::CudnnInstall& inst, FindingSink& out) {
     return;
   }
   std::vector<std::string> parts;
+  parts.reserve(by_version.size());
   for (const auto& [version, members] : by_version) {
     parts.push_back(fmt::format("{} from {}", util::join(members, ", "), version));
   }

@@ -2,6 +2,7 @@
 #include "checks.hpp"
 #include "helpers.hpp"
 
+#include <doctor/platform/sysroot.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <algorithm>
@@ -115,7 +116,7 @@ void check_device_nodes(const facts::Facts& facts, const kb::KnowledgeBase&, Fin
   bool gpu_node = false;
   for (const facts::DeviceNode& n : *drv.device_nodes) {
     names.push_back(n.path);
-    const std::string_view name = n.path.substr(n.path.rfind('/') + 1);
+    const std::string_view name = platform::file_name(n.path);
     if (name.size() > 6 && util::parse_uint(name.substr(6)) && n.kind == "character_device") {
       gpu_node = true;
     }

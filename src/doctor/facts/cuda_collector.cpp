@@ -13,14 +13,14 @@ namespace doctor::facts {
 
 namespace {
 
-constexpr std::size_t k_max_text = 4 * 1024 * 1024;
+constexpr std::size_t k_max_text = std::size_t{4} * 1024 * 1024;
 
 struct Candidate {
   std::string path;
   std::string via;
 };
 
-void add_candidate(std::vector<Candidate>& out, std::string path, std::string via) {
+void add_candidate(std::vector<Candidate>& out, std::string_view path, std::string via) {
   out.push_back(Candidate{platform::normalize_path(path), std::move(via)});
 }
 

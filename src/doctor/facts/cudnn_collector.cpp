@@ -15,7 +15,7 @@ namespace doctor::facts {
 
 namespace {
 
-constexpr std::size_t k_max_header = 4 * 1024 * 1024;
+constexpr std::size_t k_max_header = std::size_t{4} * 1024 * 1024;
 
 // A libcudnn file name split into its parts: "libcudnn_ops.so.9.1.0" -> {"libcudnn_ops", 9,
 // "9.1.0"}. The member name the loader asks for is "<stem>.so.<major>".

@@ -13,7 +13,7 @@ namespace doctor::facts {
 
 namespace {
 
-constexpr std::size_t k_small_file = 1024 * 1024;
+constexpr std::size_t k_small_file = std::size_t{1024} * 1024;
 
 // Directories where distributions and NVIDIA's installers put the user-space driver, beyond the
 // linker's own configuration: Debian's alternatives target, WSL's driver store mount, and the

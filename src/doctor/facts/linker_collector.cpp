@@ -14,8 +14,8 @@ namespace doctor::facts {
 
 namespace {
 
-constexpr std::size_t k_max_conf = 1024 * 1024;
-constexpr std::size_t k_max_cache = 64 * 1024 * 1024;
+constexpr std::size_t k_max_conf = std::size_t{1024} * 1024;
+constexpr std::size_t k_max_cache = std::size_t{64} * 1024 * 1024;
 constexpr int k_max_include_depth = 16;
 
 // Expands an "include" pattern of ld.so.conf. ldconfig runs glob(3) on it; only the last

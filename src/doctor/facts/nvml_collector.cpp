@@ -10,9 +10,9 @@ namespace doctor::facts {
 
 namespace {
 
-constexpr std::size_t k_max_probe_output = 1024 * 1024;
+constexpr std::size_t k_max_probe_output = std::size_t{1024} * 1024;
 
-NvmlInfo not_attempted(std::string why) {
+NvmlInfo not_attempted(const std::string& why) {
   NvmlInfo info;
   info.status = "not_attempted";
   info.detail = why;

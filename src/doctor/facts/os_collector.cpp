@@ -10,8 +10,8 @@ namespace doctor::facts {
 
 namespace {
 
-constexpr std::size_t k_small_file = 1024 * 1024;
-constexpr std::size_t k_max_libc = 32 * 1024 * 1024;
+constexpr std::size_t k_small_file = std::size_t{1024} * 1024;
+constexpr std::size_t k_max_libc = std::size_t{32} * 1024 * 1024;
 
 // Where glibc's libc.so.6 lives on the distributions we know, with the architecture each
 // directory implies. The first existing one wins.

@@ -12,8 +12,8 @@ namespace doctor::facts {
 
 namespace {
 
-constexpr std::size_t k_max_record = 16 * 1024 * 1024;
-constexpr std::size_t k_max_status = 64 * 1024 * 1024;
+constexpr std::size_t k_max_record = std::size_t{16} * 1024 * 1024;
+constexpr std::size_t k_max_status = std::size_t{64} * 1024 * 1024;
 
 // Reads one pip RECORD (CSV: path,hash,size). Paths are relative to site-packages; quoting is
 // only used for paths with commas, which GPU wheels do not have, so a quoted line is skipped.

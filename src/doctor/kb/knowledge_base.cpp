@@ -16,7 +16,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::size_t k_max_kb_file = 16 * 1024 * 1024;
+constexpr std::size_t k_max_kb_file = std::size_t{16} * 1024 * 1024;
 
 // A validation failure inside one file; caught in load() and turned into an Error.
 struct Invalid {
@@ -35,7 +35,7 @@ const Json& field(const Json& row, const char* name, Json::value_t type, const s
 }
 
 std::string string_field(const Json& row, const char* name, const std::string& where) {
-  const std::string s = field(row, name, Json::value_t::string, where).get<std::string>();
+  std::string s = field(row, name, Json::value_t::string, where).get<std::string>();
   if (s.empty()) {
     throw Invalid{fmt::format("{}: field \"{}\" is empty", where, name)};
   }

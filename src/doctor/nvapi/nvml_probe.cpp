@@ -224,7 +224,7 @@ int run_nvml_probe_child() {
 
 facts::NvmlInfo nvml_facts_from_probe(const platform::ProcessResult& result) {
   facts::NvmlInfo info;
-  auto fail_all = [&](std::string status, std::string detail) {
+  auto fail_all = [&](std::string status, const std::string& detail) {
     info.status = std::move(status);
     info.detail = detail;
     info.library = facts::Fact<std::string>::unknown(detail);

@@ -86,7 +86,7 @@ Expected<std::string> read_file(const fs::path& path, std::size_t max_bytes, boo
                       fmt::format("{}: cannot open for reading", path.string()));
   }
   std::string data;
-  constexpr std::size_t k_chunk = 64 * 1024;
+  constexpr std::size_t k_chunk = std::size_t{64} * 1024;
   std::string buffer(k_chunk, '\0');
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(k_chunk));
