@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -66,6 +67,8 @@ facts::Facts collect_facts(const TargetOptions& target) {
   options.tool_version = DOCTOR_VERSION;
   options.sysroot_label = target.sysroot.empty() ? "/" : target.sysroot;
   options.query_nvml = !target.no_nvml;
+  options.probe_timeout =
+      std::chrono::milliseconds(static_cast<long long>(target.probe_timeout * 1000.0));
   if (auto self = platform::current_executable()) {
     options.self_executable = *self;
   }

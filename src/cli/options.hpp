@@ -20,6 +20,7 @@ struct TargetOptions {
   std::vector<std::string> env; // --env NAME=VALUE, in order
   std::string snapshot;         // --snapshot FILE (check only)
   bool no_nvml = false;         // --no-nvml
+  double probe_timeout = 10.0;  // --probe-timeout SECONDS
   std::string kb_dir;           // --kb-dir DIR
 };
 

@@ -46,6 +46,12 @@ void add_target_options(CLI::App& cmd, TargetOptions& t, bool with_snapshot) {
         ->type_name("FILE");
   }
   cmd.add_flag("--no-nvml", t.no_nvml, "Do not query NVML (the driver's management library)");
+  cmd.add_option("--probe-timeout",
+                 t.probe_timeout,
+                 "Seconds an isolated vendor-library probe (NVML) may take before it is killed and "
+                 "reported as hung (default 10)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.1, 600.0));
   cmd.add_option(
          "--kb-dir",
          t.kb_dir,

@@ -2,7 +2,6 @@
 #include "checks.hpp"
 #include "helpers.hpp"
 
-#include <doctor/platform/sysroot.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <algorithm>
@@ -116,7 +115,8 @@ void check_device_nodes(const facts::Facts& facts, const kb::KnowledgeBase&, Fin
   bool gpu_node = false;
   for (const facts::DeviceNode& n : *drv.device_nodes) {
     names.push_back(n.path);
-    const std::string_view name = platform::file_name(n.path);
+    const std::string_view path = n.path;
+    const std::string_view name = path.substr(path.rfind('/') + 1);
     if (name.size() > 6 && util::parse_uint(name.substr(6)) && n.kind == "character_device") {
       gpu_node = true;
     }

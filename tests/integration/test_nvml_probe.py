@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The isolated NVML probe end to end, against a stand-in libnvidia-ml.so.1 that speaks NVML's real
+C ABI (tests/support/fake_nvml.c) and is put first on LD_LIBRARY_PATH: a working driver with one
+GPU, NVML crashing inside nvmlInit_v2, NVML hanging there, and NVML without a driver. A crash or
+hang must become a finding, never a crash or hang of the doctor."""
+import os
+import subprocess
+import tempfile
+
+import harness as h
+from harness import expect, expect_contains, run, test
+
+LIBDIR = None
+
+
+def probe():
+    global LIBDIR
+    LIBDIR = tempfile.mkdtemp(prefix="doctor-fake-nvml-")
+    src = os.path.join(h.SOURCE, "tests", "support", "fake_nvml.c")
+    r = subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-Wl,-soname,libnvidia-ml.so.1",
+                        "-o", os.path.join(LIBDIR, "libnvidia-ml.so.1"), src], capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"cannot build the NVML stand-in: {r.stderr.strip()}"
+    return None
+
+
+def check(mode, *extra):
+    env = {"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": mode}
+    r = run(["check", "--format", "json"] + list(extra), env=env)
+    expect(r.code in (0, 1), f"exit {r.code}: {r.err}")
+    doc = r.json()
+    h.validate(doc, "report.schema.json")
+    return doc
+
+
+@test
+def a_working_driver_lists_the_gpu():
+    doc = check("ok")
+    nvml = doc["inventory"]["driver"]["nvml"]
+    expect(nvml["status"] == "ok", nvml)
+    expect(nvml["driver_version"] == "570.86.15", nvml)
+    expect(nvml["cuda_driver_version"] == "12.8", nvml)
+    expect(nvml["library"].endswith("libnvidia-ml.so.1") and nvml["library"].startswith(LIBDIR), nvml)
+    gpus = [g for g in doc["inventory"]["gpus"] if g["address"] == "0000:18:00.0"]
+    expect(len(gpus) == 1, doc["inventory"]["gpus"])
+    expect(gpus[0]["name"] == "NVIDIA H100 80GB HBM3", gpus[0])
+    expect(gpus[0]["compute_capability"] == "9.0", gpus[0])
+    expect(gpus[0]["memory_total_bytes"] == 85520809984, gpus[0])
+    ids = [f["id"] for f in doc["findings"]]
+    expect("gpu.not_found" not in ids, ids)
+
+
+@test
+def a_crash_inside_nvml_is_a_finding():
+    doc = check("crash")
+    expect(doc["inventory"]["driver"]["nvml"]["status"] == "probe_failed", doc["inventory"]["driver"]["nvml"])
+    f = [f for f in doc["findings"] if f["id"] == "driver.nvml_probe_failed"]
+    expect(len(f) == 1, [x["id"] for x in doc["findings"]])
+    expect_contains(f[0]["message"], "crashed")
+
+
+@test
+def a_hang_inside_nvml_is_killed_and_reported():
+    doc = check("hang", "--probe-timeout", "1")
+    nvml = doc["inventory"]["driver"]["nvml"]
+    expect(nvml["status"] == "probe_failed", nvml)
+    expect_contains(nvml["detail"], "did not answer in time")
+    expect(any(f["id"] == "driver.nvml_probe_failed" for f in doc["findings"]), doc["findings"])
+
+
+@test
+def nvml_without_a_driver_reports_the_return_code():
+    nvml = check("nodriver")["inventory"]["driver"]["nvml"]
+    expect(nvml["status"] == "init_failed", nvml)
+    expect(nvml["detail"] == "nvmlInit_v2 returned 9 (Driver Not Loaded)", nvml)
+    expect(nvml["nvml_version"] == "12.570.86.15", nvml)
+
+
+@test
+def no_nvml_flag_skips_the_probe():
+    r = run(["check", "--format", "json", "--no-nvml"], env={"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": "crash"})
+    nvml = r.json()["inventory"]["driver"]["nvml"]
+    expect(nvml["status"] == "not_attempted", nvml)
+
+
+if __name__ == "__main__":
+    h.main(probe)
