@@ -46,6 +46,7 @@ def a_working_driver_lists_the_gpu():
     expect(len(gpus) == 1, doc["inventory"]["gpus"])
     expect(gpus[0]["name"] == "NVIDIA H100 80GB HBM3", gpus[0])
     expect(gpus[0]["compute_capability"] == "9.0", gpus[0])
+    expect(gpus[0]["uuid"] == "GPU-5a4b3c2d-1e0f-4a5b-8c7d-6e5f4a3b2c1d", gpus[0])
     expect(gpus[0]["memory_total_bytes"] == 85520809984, gpus[0])
     ids = [f["id"] for f in doc["findings"]]
     expect("gpu.not_found" not in ids, ids)

@@ -96,19 +96,16 @@ Inventory make_inventory(const facts::Facts& facts) {
         }
       }
       if (match == nullptr) {
-        inv.gpus.push_back(InventoryGpu{n.pci_bus_id ? short_bus_id(*n.pci_bus_id)
-                                                     : fmt::format("nvml:{}", n.index),
-                                        std::nullopt,
-                                        "",
-                                        std::nullopt,
-                                        std::nullopt,
-                                        std::nullopt});
+        InventoryGpu g;
+        g.address = n.pci_bus_id ? short_bus_id(*n.pci_bus_id) : fmt::format("nvml:{}", n.index);
+        inv.gpus.push_back(std::move(g));
         match = &inv.gpus.back();
       }
       if (n.name) {
         match->name = *n.name; // NVML's marketing name beats pci.ids' chip name
       }
       match->compute_capability = opt(n.compute_capability);
+      match->uuid = opt(n.uuid);
       match->memory_total = opt(n.memory_total);
     }
   }

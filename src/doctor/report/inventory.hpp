@@ -52,6 +52,7 @@ struct InventoryGpu {
   std::string pci_id; // "10de:2330"
   std::optional<std::string> kernel_driver;
   std::optional<std::string> compute_capability;
+  std::optional<std::string> uuid;
   std::optional<std::uint64_t> memory_total;
 };
 

@@ -52,6 +52,7 @@ Json inventory_json(const Inventory& inv) {
                     {"pci_id", g.pci_id},
                     {"kernel_driver", or_null(g.kernel_driver)},
                     {"compute_capability", or_null(g.compute_capability)},
+                    {"uuid", or_null(g.uuid)},
                     {"memory_total_bytes", or_null(g.memory_total)}});
   }
   Json pci = {{"devices_scanned", or_null(inv.pci_devices_scanned)}};
