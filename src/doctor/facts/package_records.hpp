@@ -40,9 +40,8 @@ private:
     std::string path; // inner path the record names
     PackageFile file;
   };
-  const std::vector<Entry>& records_in(const std::string& key,
-                                      const std::string& listing_dir,
-                                      const std::string& base);
+  const std::vector<Entry>&
+  records_in(const std::string& key, const std::string& listing_dir, const std::string& base);
   const std::vector<Entry>& pip_records(const std::string& site_packages);
   const std::vector<Entry>& dist_info_dir_records(const std::string& dist_info_parent);
   const std::vector<Entry>& conda_records(const std::string& prefix);
