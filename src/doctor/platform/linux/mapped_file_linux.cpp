@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/platform/mapped_file.hpp>
+#include <doctor/util/file.hpp>
+
+#include <fmt/format.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+#include <utility>
+
+namespace doctor::platform {
+
+Expected<MappedFile> MappedFile::open(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return tl::unexpected(
+        util::error_from(std::error_code(errno, std::generic_category()), path.string()));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error(ErrorCode::io, fmt::format("{}: not a regular file", path.string()));
+  }
+  MappedFile out;
+  out.m_size = static_cast<std::size_t>(st.st_size);
+  if (out.m_size > 0) {
+    void* p = ::mmap(nullptr, out.m_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      const int err = errno;
+      ::close(fd);
+      return tl::unexpected(
+          util::error_from(std::error_code(err, std::generic_category()), path.string()));
+    }
+    out.m_data = p;
+  }
+  ::close(fd);
+  return out;
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : m_data(std::exchange(other.m_data, nullptr))
+    , m_size(std::exchange(other.m_size, 0))
+    , m_handle(std::exchange(other.m_handle, nullptr)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    release();
+    m_data = std::exchange(other.m_data, nullptr);
+    m_size = std::exchange(other.m_size, 0);
+    m_handle = std::exchange(other.m_handle, nullptr);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  release();
+}
+
+void MappedFile::release() {
+  if (m_data != nullptr) {
+    ::munmap(const_cast<void*>(m_data), m_size); // NOLINT: munmap's signature
+    m_data = nullptr;
+  }
+}
+
+} // namespace doctor::platform

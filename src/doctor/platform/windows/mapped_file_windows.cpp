@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/platform/mapped_file.hpp>
+
+#include <fmt/format.h>
+
+#include <windows.h>
+
+#include <utility>
+
+namespace doctor::platform {
+
+Expected<MappedFile> MappedFile::open(const std::filesystem::path& path) {
+  HANDLE file = CreateFileW(path.wstring().c_str(),
+                            GENERIC_READ,
+                            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                            nullptr,
+                            OPEN_EXISTING,
+                            FILE_ATTRIBUTE_NORMAL,
+                            nullptr);
+  if (file == INVALID_HANDLE_VALUE) {
+    const DWORD err = GetLastError();
+    return make_error(err == ERROR_ACCESS_DENIED ? ErrorCode::permission_denied
+                                                 : ErrorCode::not_found,
+                      fmt::format("{}: cannot open (error {})", path.string(), err));
+  }
+  LARGE_INTEGER size{};
+  if (GetFileSizeEx(file, &size) == 0) {
+    CloseHandle(file);
+    return make_error(ErrorCode::io, fmt::format("{}: cannot read its size", path.string()));
+  }
+  MappedFile out;
+  out.m_size = static_cast<std::size_t>(size.QuadPart);
+  if (out.m_size > 0) {
+    HANDLE mapping = CreateFileMappingW(file, nullptr, PAGE_READONLY, 0, 0, nullptr);
+    if (mapping == nullptr) {
+      CloseHandle(file);
+      return make_error(ErrorCode::io, fmt::format("{}: cannot map", path.string()));
+    }
+    out.m_data = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
+    if (out.m_data == nullptr) {
+      CloseHandle(mapping);
+      CloseHandle(file);
+      return make_error(ErrorCode::io, fmt::format("{}: cannot map", path.string()));
+    }
+    out.m_handle = mapping;
+  }
+  CloseHandle(file);
+  return out;
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : m_data(std::exchange(other.m_data, nullptr))
+    , m_size(std::exchange(other.m_size, 0))
+    , m_handle(std::exchange(other.m_handle, nullptr)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    release();
+    m_data = std::exchange(other.m_data, nullptr);
+    m_size = std::exchange(other.m_size, 0);
+    m_handle = std::exchange(other.m_handle, nullptr);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  release();
+}
+
+void MappedFile::release() {
+  if (m_data != nullptr) {
+    UnmapViewOfFile(m_data);
+    m_data = nullptr;
+  }
+  if (m_handle != nullptr) {
+    CloseHandle(m_handle);
+    m_handle = nullptr;
+  }
+}
+
+} // namespace doctor::platform
