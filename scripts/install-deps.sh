@@ -8,7 +8,8 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 
 # Build and unit tests.
 PKGS=(cmake g++ make ninja-build pkg-config python3 python3-jsonschema python3-venv
-      libfmt-dev nlohmann-json3-dev libcli11-dev libexpected-dev libgtest-dev libgmock-dev)
+      libfmt-dev nlohmann-json3-dev libcli11-dev libexpected-dev libgtest-dev libgmock-dev
+      libssl-dev)
 # Windows cross build and its tests under wine.
 PKGS+=(g++-mingw-w64-x86-64-posix wine wine64)
 # Real NVIDIA user-space libraries (Debian non-free) for the no-driver path.

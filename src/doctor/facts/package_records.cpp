@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
 namespace doctor::facts {
 
 namespace {
@@ -48,6 +50,28 @@ void read_pip_record(const platform::SysRoot& root,
   }
 }
 
+// Reads dpkg's "<md5>  <path without leading slash>" lines into a map from inner path to md5.
+std::map<std::string, std::string, std::less<>> read_md5sums(const platform::SysRoot& root,
+                                                             const std::string& path) {
+  std::map<std::string, std::string, std::less<>> out;
+  auto text = root.read_file(path, k_max_record);
+  if (!text) {
+    return out;
+  }
+  for (std::string_view line : util::split_lines(*text)) {
+    const auto space = line.find(' ');
+    if (space != 32 || line.size() < 35) {
+      continue;
+    }
+    std::string_view file = util::trim(line.substr(space));
+    if (!file.empty()) {
+      out.emplace("/" + std::string(file.front() == '/' ? file.substr(1) : file),
+                  util::to_lower(line.substr(0, space)));
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 bool is_gpu_package_name(const std::string& n) {
@@ -61,13 +85,13 @@ PackageIndex::PackageIndex(const platform::SysRoot& root)
 
 // Reads the RECORD of every GPU package's dist-info directory in `listing_dir`; RECORD paths are
 // relative to `base` (site-packages, or the top of a tree rearranged from wheels).
-const std::vector<PackageIndex::Entry>& PackageIndex::records_in(const std::string& key,
-                                                                 const std::string& listing_dir,
-                                                                 const std::string& base) {
+std::vector<RecordedFile>& PackageIndex::records_in(const std::string& key,
+                                                    const std::string& listing_dir,
+                                                    const std::string& base) {
   if (auto it = m_cache.find(key); it != m_cache.end()) {
     return it->second;
   }
-  std::vector<Entry>& out = m_cache[key];
+  std::vector<RecordedFile>& out = m_cache[key];
   auto entries = m_root.list_dir(listing_dir);
   if (!entries) {
     return out;
@@ -81,27 +105,52 @@ const std::vector<PackageIndex::Entry>& PackageIndex::records_in(const std::stri
     std::vector<std::string> paths;
     read_pip_record(m_root, base, platform::join_path(listing_dir, e.name), *pkg, &files, &paths);
     for (std::size_t i = 0; i < files.size(); ++i) {
-      out.push_back(Entry{paths[i], std::move(files[i])});
+      out.push_back(RecordedFile{paths[i], std::move(files[i])});
     }
   }
   return out;
 }
 
-const std::vector<PackageIndex::Entry>& PackageIndex::pip_records(const std::string& sp) {
+const std::vector<RecordedFile>& PackageIndex::pip_records(const std::string& sp) {
   return records_in("pip:" + sp, sp, sp);
 }
 
-const std::vector<PackageIndex::Entry>&
-PackageIndex::dist_info_dir_records(const std::string& parent) {
-  return records_in("dist-info:" + parent, platform::join_path(parent, "dist-info"), parent);
+// A tree rearranged from wheels puts a wheel's "nvidia/<component>/lib/x" at "<tree>/lib/x" and its
+// "<name>.dist-info/x" at "<tree>/dist-info/<name>.dist-info/x"; the file names stay.
+const std::vector<RecordedFile>& PackageIndex::dist_info_dir_records(const std::string& parent) {
+  const std::string key = "dist-info:" + parent;
+  if (auto it = m_cache.find(key); it != m_cache.end()) {
+    return it->second;
+  }
+  std::vector<RecordedFile>& out =
+      records_in(key, platform::join_path(parent, "dist-info"), parent);
+  const std::string prefix = parent == "/" ? parent : parent + "/";
+  for (RecordedFile& f : out) {
+    if (!f.path.starts_with(prefix)) {
+      continue;
+    }
+    const std::string_view rel = std::string_view(f.path).substr(prefix.size());
+    const auto first = rel.find('/');
+    if (first == std::string_view::npos) {
+      continue;
+    }
+    if (rel.starts_with("nvidia/")) {
+      if (const auto second = rel.find('/', first + 1); second != std::string_view::npos) {
+        f.path = platform::join_path(parent, rel.substr(second + 1));
+      }
+    } else if (rel.substr(0, first).ends_with(".dist-info")) {
+      f.path = platform::join_path(platform::join_path(parent, "dist-info"), rel);
+    }
+  }
+  return out;
 }
 
-const std::vector<PackageIndex::Entry>& PackageIndex::conda_records(const std::string& prefix) {
+const std::vector<RecordedFile>& PackageIndex::conda_records(const std::string& prefix) {
   const std::string key = "conda:" + prefix;
   if (auto it = m_cache.find(key); it != m_cache.end()) {
     return it->second;
   }
-  std::vector<Entry>& out = m_cache[key];
+  std::vector<RecordedFile>& out = m_cache[key];
   const std::string meta = platform::join_path(prefix, "conda-meta");
   auto entries = m_root.list_dir(meta);
   if (!entries) {
@@ -138,23 +187,23 @@ const std::vector<PackageIndex::Entry>& PackageIndex::conda_records(const std::s
         if (!p.is_object() || !p.contains("_path") || !p["_path"].is_string()) {
           continue;
         }
-        PackageFile f{"conda", name, version, path, std::nullopt, {}};
+        PackageFile f{"conda", name, version, path, std::nullopt, {}, {}};
         if (p.contains("size_in_bytes") && p["size_in_bytes"].is_number_unsigned()) {
           f.size = p["size_in_bytes"].get<std::uint64_t>();
         }
         if (p.contains("sha256") && p["sha256"].is_string()) {
           f.hash = "sha256:" + p["sha256"].get<std::string>();
         }
-        out.push_back(Entry{
+        out.push_back(RecordedFile{
             platform::normalize_path(platform::join_path(prefix, p["_path"].get<std::string>())),
             std::move(f)});
       }
     } else if (doc.contains("files") && doc["files"].is_array()) {
       for (const auto& p : doc["files"]) {
         if (p.is_string()) {
-          out.push_back(
-              Entry{platform::normalize_path(platform::join_path(prefix, p.get<std::string>())),
-                    PackageFile{"conda", name, version, path, std::nullopt, {}}});
+          out.push_back(RecordedFile{
+              platform::normalize_path(platform::join_path(prefix, p.get<std::string>())),
+              PackageFile{"conda", name, version, path, std::nullopt, {}, {}}});
         }
       }
     }
@@ -162,14 +211,15 @@ const std::vector<PackageIndex::Entry>& PackageIndex::conda_records(const std::s
   return out;
 }
 
-// dpkg keeps one "<package>[:arch].list" of installed paths per package in /var/lib/dpkg/info
-// and the versions in /var/lib/dpkg/status. Only GPU package names are read.
-const std::vector<PackageIndex::Entry>& PackageIndex::dpkg_records() {
+// dpkg keeps one "<package>[:arch].list" of installed paths per package in /var/lib/dpkg/info,
+// their md5 in "<package>[:arch].md5sums" (regular files only; conffiles have none), and the
+// versions in /var/lib/dpkg/status. Only GPU package names are read.
+const std::vector<RecordedFile>& PackageIndex::dpkg_records() {
   const std::string key = "dpkg";
   if (auto it = m_cache.find(key); it != m_cache.end()) {
     return it->second;
   }
-  std::vector<Entry>& out = m_cache[key];
+  std::vector<RecordedFile>& out = m_cache[key];
   constexpr const char* k_info = "/var/lib/dpkg/info";
   auto entries = m_root.list_dir(k_info);
   if (!entries) {
@@ -206,21 +256,31 @@ const std::vector<PackageIndex::Entry>& PackageIndex::dpkg_records() {
       continue;
     }
     const std::string version = versions.count(pkg) != 0 ? versions[pkg] : std::string();
+    const std::string md5sums = list.substr(0, list.size() - 5) + ".md5sums";
+    const auto md5_of = read_md5sums(m_root, md5sums);
     for (std::string_view line : util::split_lines(*text)) {
       if (!line.empty() && line.front() == '/') {
-        out.push_back(
-            Entry{std::string(line), PackageFile{"dpkg", pkg, version, list, std::nullopt, {}}});
+        PackageFile f{"dpkg", pkg, version, list, std::nullopt, {}, {}};
+        if (auto it = md5_of.find(line); it != md5_of.end()) {
+          f.hash = "md5:" + it->second;
+          f.hash_record = md5sums;
+        }
+        out.push_back(RecordedFile{std::string(line), std::move(f)});
       }
     }
   }
   return out;
 }
 
+const std::vector<RecordedFile>& PackageIndex::wheel_tree_records(const std::string& tree) {
+  return dist_info_dir_records(tree);
+}
+
 std::optional<PackageFile>
 PackageIndex::owner(const std::string& dir, const std::string& name, std::uint64_t size) {
   const std::string path = platform::join_path(dir, name);
-  auto by_path = [&](const std::vector<Entry>& entries) -> std::optional<PackageFile> {
-    for (const Entry& e : entries) {
+  auto by_path = [&](const std::vector<RecordedFile>& entries) -> std::optional<PackageFile> {
+    for (const RecordedFile& e : entries) {
       if (e.path == path) {
         return e.file;
       }
@@ -236,7 +296,7 @@ PackageIndex::owner(const std::string& dir, const std::string& name, std::uint64
     }
   }
   // A tree rearranged from wheels keeps their dist-info next to lib/ (this machine's CUDA tree).
-  for (const Entry& e : dist_info_dir_records(platform::parent_path(dir))) {
+  for (const RecordedFile& e : dist_info_dir_records(platform::parent_path(dir))) {
     if (platform::file_name(e.path) == name && e.file.size && *e.file.size == size) {
       return e.file;
     }
