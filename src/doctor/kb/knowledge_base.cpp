@@ -169,7 +169,130 @@ std::vector<CudnnLibrarySet> parse_library_sets(const Json& doc, const std::stri
   return out;
 }
 
+std::vector<std::string> string_list(const Json& row, const char* name, const std::string& where) {
+  std::vector<std::string> out;
+  if (!row.contains(name)) {
+    return out;
+  }
+  for (const Json& v : field(row, name, Json::value_t::array, where)) {
+    if (!v.is_string() || v.get<std::string>().empty()) {
+      throw Invalid{fmt::format("{}: \"{}\" must be non-empty strings", where, name)};
+    }
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+// The first `n` components of `v`.
+Version truncated(const Version& v, std::size_t n) {
+  std::vector<unsigned> parts;
+  for (std::size_t i = 0; i < n; ++i) {
+    parts.push_back(v.part(i));
+  }
+  return Version::from_parts(std::move(parts));
+}
+
+const std::set<std::string> k_windows_subjects = {
+    "windows", "python", "driver", "torch", "tensorflow", "paddle", "onnxruntime", "cudnn"};
+const std::set<std::string> k_windows_actions = {"documents", "loads", "imports"};
+const std::set<std::string> k_windows_placeholders = {
+    "cuda_major", "cuda_minor", "cudnn_major", "nvrtc_tag"};
+
+std::vector<WindowsLoadingRule> parse_windows_loading(const Json& doc, const std::string& file) {
+  check_header(doc, "windows_loading", file);
+  std::vector<WindowsLoadingRule> out;
+  std::set<std::string> seen;
+  const Json& rows = field(doc, "rules", Json::value_t::array, file);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Json& row = rows[i];
+    std::string where = fmt::format("{}: rules[{}]", file, i);
+    WindowsLoadingRule r;
+    r.id = string_field(row, "id", where);
+    where += " (" + r.id + ")";
+    if (!seen.insert(r.id).second) {
+      throw Invalid{fmt::format("{}: duplicate id", where)};
+    }
+    r.subject = string_field(row, "subject", where);
+    if (k_windows_subjects.count(r.subject) == 0) {
+      throw Invalid{fmt::format("{}: unknown subject \"{}\"", where, r.subject)};
+    }
+    r.versions = optional_string(row, "versions", where);
+    if (!valid_version_range(r.versions)) {
+      throw Invalid{
+          fmt::format("{}: \"versions\" must be \"\", \"A\", \"A-B\", \">=A\" or "
+                      "\"<=B\"",
+                      where)};
+    }
+    r.action = string_field(row, "action", where);
+    if (k_windows_actions.count(r.action) == 0) {
+      throw Invalid{fmt::format("{}: action must be documents, loads or imports", where)};
+    }
+    r.caller = optional_string(row, "caller", where);
+    r.call = optional_string(row, "call", where);
+    if (row.contains("flags")) {
+      const auto flags =
+          field(row, "flags", Json::value_t::number_unsigned, where).get<std::uint64_t>();
+      if (flags > 0xFFFFFFFFU) {
+        throw Invalid{fmt::format("{}: \"flags\" does not fit in 32 bits", where)};
+      }
+      r.flags = static_cast<std::uint32_t>(flags);
+    }
+    r.dlls = string_list(row, "dlls", where);
+    for (const std::string& d : r.dlls) {
+      check_placeholders(d, k_windows_placeholders, where + " dlls");
+    }
+    r.dirs = string_list(row, "dirs", where);
+    if (r.action != "documents" && (r.dlls.empty() || r.caller.empty())) {
+      throw Invalid{
+          fmt::format("{}: a \"{}\" rule needs \"caller\" and \"dlls\"", where, r.action)};
+    }
+    r.note = optional_string(row, "note", where);
+    r.source = string_field(row, "source", where);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 } // namespace
+
+bool valid_version_range(std::string_view range) {
+  if (range.empty()) {
+    return true;
+  }
+  if (range.starts_with(">=") || range.starts_with("<=")) {
+    return Version::parse(range.substr(2)).has_value();
+  }
+  const auto dash = range.find('-');
+  if (dash == std::string_view::npos) {
+    return Version::parse(range).has_value();
+  }
+  const auto lo = Version::parse(range.substr(0, dash));
+  const auto hi = Version::parse(range.substr(dash + 1));
+  return lo && hi && *lo <= *hi;
+}
+
+bool WindowsLoadingRule::applies_to(const Version& version) const {
+  const std::string_view r = versions;
+  if (r.empty()) {
+    return true;
+  }
+  if (r.starts_with(">=")) {
+    const auto lo = Version::parse(r.substr(2));
+    return lo && version >= *lo;
+  }
+  if (r.starts_with("<=")) {
+    const auto hi = Version::parse(r.substr(2));
+    return hi && truncated(version, hi->size()) <= *hi;
+  }
+  const auto dash = r.find('-');
+  if (dash == std::string_view::npos) {
+    const auto only = Version::parse(r);
+    return only && version.starts_with(*only);
+  }
+  const auto lo = Version::parse(r.substr(0, dash));
+  const auto hi = Version::parse(r.substr(dash + 1));
+  return lo && hi && version >= *lo && truncated(version, hi->size()) <= *hi;
+}
 
 Expected<std::vector<std::string>> placeholders(std::string_view text) {
   std::vector<std::string> out;
@@ -232,6 +355,9 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
         kb.m_cudnn_sets = parse_library_sets(doc, name);
         info.rows = kb.m_cudnn_sets.size();
         have_sets = true;
+      } else if (kind == "windows_loading") {
+        kb.m_windows_loading = parse_windows_loading(doc, name);
+        info.rows = kb.m_windows_loading.size();
       } else {
         throw Invalid{fmt::format("{}: unknown kind \"{}\"", name, kind)};
       }
@@ -307,6 +433,19 @@ std::vector<const CudnnLibrarySet*> KnowledgeBase::cudnn_sets(unsigned major,
   std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
     return (a->variant == "full") > (b->variant == "full");
   });
+  return out;
+}
+
+std::vector<const WindowsLoadingRule*>
+KnowledgeBase::windows_rules(std::string_view subject,
+                             std::string_view action,
+                             const std::optional<Version>& version) const {
+  std::vector<const WindowsLoadingRule*> out;
+  for (const WindowsLoadingRule& r : m_windows_loading) {
+    if (r.subject == subject && r.action == action && (!version || r.applies_to(*version))) {
+      out.push_back(&r);
+    }
+  }
   return out;
 }
 

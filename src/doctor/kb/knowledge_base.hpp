@@ -4,9 +4,12 @@
 #include <doctor/core/cause_class.hpp>
 #include <doctor/core/severity.hpp>
 #include <doctor/util/error.hpp>
+#include <doctor/util/version.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +48,33 @@ struct CudnnLibrarySet {
   std::string source;
 };
 
+// One rule of how Windows, Python, a framework or cuDNN loads DLLs (data/kb/windows_loading.json,
+// optional). "documents" rows explain search rules the loader model implements in code; "loads"
+// rows list what `caller` asks LoadLibrary for, in order (an entry "a.dll;b.dll" holds
+// alternatives, the first that loads wins); "imports" rows list a DLL's import table for when its
+// headers were not read. DLL names may use {cuda_major}, {cuda_minor}, {cudnn_major} and
+// {nvrtc_tag}.
+struct WindowsLoadingRule {
+  std::string id;          // "torch.preload"
+  std::string subject;     // "windows", "python", "driver", "torch", "tensorflow", "paddle",
+                           // "onnxruntime", "cudnn"
+  std::string versions;    // the subject's versions: "" all, "2.5-2.10", ">=3.8", "<=2.10", "8"
+  std::string action;      // "documents", "loads", "imports"
+  std::string caller;      // who calls the loader ("cudnn_ops_infer64_8.dll", "torch/__init__.py")
+  std::string call;        // the call as made ("LoadLibraryExW(dll, NULL, 0x1100)")
+  std::uint32_t flags = 0; // LoadLibraryExW flags of the call (0: LoadLibrary)
+  std::vector<std::string> dlls;
+  std::vector<std::string> dirs;
+  std::string note;
+  std::string source;
+
+  // True if `version` is in `versions` ("" matches all; "A-B" includes every B.x; "8" every 8.x).
+  bool applies_to(const Version& version) const;
+};
+
+// Returns true if `range` ("", "A", "A-B", ">=A", "<=B") is well formed.
+bool valid_version_range(std::string_view range);
+
 // A knowledge-base file as loaded, for `kb` listings and reports.
 struct KbFileInfo {
   std::string name;
@@ -78,6 +108,15 @@ public:
   // Returns the library sets of cuDNN `major` on `os`, "full" variant first.
   std::vector<const CudnnLibrarySet*> cudnn_sets(unsigned major, std::string_view os) const;
 
+  // The Windows DLL-loading rules (empty when windows_loading.json is absent).
+  const std::vector<WindowsLoadingRule>& windows_loading() const { return m_windows_loading; }
+
+  // Returns the rules of `subject` with `action` whose versions include `version`, in file order;
+  // with no version, every rule of that subject and action.
+  std::vector<const WindowsLoadingRule*> windows_rules(std::string_view subject,
+                                                       std::string_view action,
+                                                       const std::optional<Version>& version) const;
+
   // The knowledge base's own version ("2026.11.29").
   const std::string& version() const { return m_version; }
   const std::vector<KbFileInfo>& files() const { return m_files; }
@@ -87,6 +126,7 @@ private:
   std::vector<KbFileInfo> m_files;
   std::vector<FindingTemplate> m_findings;
   std::vector<CudnnLibrarySet> m_cudnn_sets;
+  std::vector<WindowsLoadingRule> m_windows_loading;
 };
 
 // Returns the placeholder names used in `text` ("{dir}" -> "dir"), in order of appearance.

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/facts/facts.hpp>
+#include <doctor/loader/file_probe.hpp>
+#include <doctor/platform/sysroot.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace doctor::loader {
+
+// Looks at the examined machine through a SysRoot, reads the headers of every file it finds,
+// and records every look so that the snapshot can answer the same questions later.
+class SysRootProbe final : public FileProbe {
+public:
+  explicit SysRootProbe(const platform::SysRoot& root);
+  PathState probe(const std::string& path) override;
+
+  // Returns the binary read for canonical `real_path` (reading it if needed), or nullptr.
+  const facts::BinaryInfo* binary(const std::string& real_path);
+
+  // Everything looked at, sorted by path.
+  std::vector<facts::ProbedPath> probed() const;
+  // Every binary read, sorted by path.
+  std::vector<facts::BinaryInfo> binaries() const;
+
+private:
+  const platform::SysRoot& m_root;
+  std::map<std::string, facts::ProbedPath> m_probed;
+  std::map<std::string, std::unique_ptr<facts::BinaryInfo>> m_binaries;
+};
+
+// Answers from a snapshot: the paths and binaries a SysRootProbe recorded. A path it never
+// recorded is "not known" rather than absent.
+class FactsProbe final : public FileProbe {
+public:
+  explicit FactsProbe(const facts::Facts& facts);
+  PathState probe(const std::string& path) override;
+  const facts::BinaryInfo* binary(const std::string& real_path) const;
+
+private:
+  std::map<std::string, const facts::ProbedPath*> m_probed;
+  std::map<std::string, const facts::BinaryInfo*> m_binaries;
+};
+
+} // namespace doctor::loader
