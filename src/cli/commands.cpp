@@ -29,6 +29,8 @@ namespace {
 
 constexpr std::size_t k_max_snapshot = std::size_t{256} * 1024 * 1024;
 
+} // namespace
+
 kb::KnowledgeBase load_kb(const TargetOptions& target) {
   auto kb = target.kb_dir.empty() ? kb::KnowledgeBase::load_embedded()
                                   : kb::KnowledgeBase::load_with_overrides(target.kb_dir);
@@ -61,17 +63,27 @@ platform::SysRoot make_root(const TargetOptions& target) {
       target.sysroot, platform::Environment(*assignments), platform::OsFamily::linux, false);
 }
 
-facts::Facts collect_facts(const TargetOptions& target) {
-  const platform::SysRoot root = make_root(target);
+facts::CollectOptions collect_options(const TargetOptions& target) {
   facts::CollectOptions options;
   options.tool_version = DOCTOR_VERSION;
   options.sysroot_label = target.sysroot.empty() ? "/" : target.sysroot;
   options.query_nvml = !target.no_nvml;
+  options.verify = target.verify;
+  options.use_hash_cache = !target.no_cache;
   options.probe_timeout =
       std::chrono::milliseconds(static_cast<long long>(target.probe_timeout * 1000.0));
   if (auto self = platform::current_executable()) {
     options.self_executable = *self;
   }
+  return options;
+}
+
+namespace {
+
+facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase& kb) {
+  const platform::SysRoot root = make_root(target);
+  facts::CollectOptions options = collect_options(target);
+  options.kb = &kb;
   return facts::collect(root, options);
 }
 
@@ -136,7 +148,7 @@ int run_check(const CheckOptions& options) {
     rep.target = options.target.sysroot.empty() ? "/" : options.target.sysroot;
   }
   const facts::Facts facts = options.target.snapshot.empty()
-                                 ? collect_facts(options.target)
+                                 ? collect_facts(options.target, kb)
                                  : load_snapshot(options.target.snapshot);
   rep.command = "check";
   rep.tool_version = DOCTOR_VERSION;
@@ -149,7 +161,8 @@ int run_check(const CheckOptions& options) {
 }
 
 int run_snapshot(const SnapshotOptions& options) {
-  const facts::Facts facts = collect_facts(options.target);
+  const kb::KnowledgeBase kb = load_kb(options.target);
+  const facts::Facts facts = collect_facts(options.target, kb);
   write_output(options.output, facts::to_json_text(facts));
   return k_exit_ok;
 }

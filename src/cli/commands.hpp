@@ -3,6 +3,10 @@
 
 #include "options.hpp"
 
+#include <doctor/facts/collect.hpp>
+#include <doctor/kb/knowledge_base.hpp>
+#include <doctor/platform/sysroot.hpp>
+
 namespace doctor::cli {
 
 // A condition that stops a command with a message and an exit status (usage or internal).
@@ -10,6 +14,19 @@ struct CommandError {
   int exit_status;
   std::string message;
 };
+
+// Loads the knowledge base: the embedded one, or with --kb-dir overrides. Throws CommandError
+// if it is invalid.
+kb::KnowledgeBase load_kb(const TargetOptions& target);
+
+// The examined system: the live machine with the doctor's own environment (single variables
+// overridden by --env), or a --sysroot tree whose environment holds only what --env gives.
+// Throws CommandError for a bad --sysroot or --env.
+platform::SysRoot make_root(const TargetOptions& target);
+
+// Collection settings from the command line (NVML, probe timeout, --verify, the doctor's own
+// executable for probe children).
+facts::CollectOptions collect_options(const TargetOptions& target);
 
 // `check`: collect (or load) facts, run the checks, print the report. Returns the exit status.
 // Throws CommandError for unusable input (a bad snapshot, an unreadable --kb-dir).

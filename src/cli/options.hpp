@@ -21,6 +21,8 @@ struct TargetOptions {
   std::string snapshot;         // --snapshot FILE (check only)
   bool no_nvml = false;         // --no-nvml
   double probe_timeout = 10.0;  // --probe-timeout SECONDS
+  bool verify = false;          // --verify
+  bool no_cache = false;        // --no-cache
   std::string kb_dir;           // --kb-dir DIR
 };
 

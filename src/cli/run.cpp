@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "resolve.hpp"
 
 #include <doctor/nvapi/nvml_probe.hpp>
 #include <doctor/platform/terminal.hpp>
@@ -46,6 +47,11 @@ void add_target_options(CLI::App& cmd, TargetOptions& t, bool with_snapshot) {
         ->type_name("FILE");
   }
   cmd.add_flag("--no-nvml", t.no_nvml, "Do not query NVML (the driver's management library)");
+  cmd.add_flag("--verify",
+               t.verify,
+               "Hash the GPU libraries and compare them with their package managers' records "
+               "(pip RECORD, conda-meta, dpkg md5sums); results are cached by file identity");
+  cmd.add_flag("--no-cache", t.no_cache, "With --verify: ignore and do not write the hash cache");
   cmd.add_option("--probe-timeout",
                  t.probe_timeout,
                  "Seconds an isolated vendor-library probe (NVML) may take before it is killed and "
@@ -62,7 +68,7 @@ void add_target_options(CLI::App& cmd, TargetOptions& t, bool with_snapshot) {
 // `cudnn-doctor` alone, or with only options, means `cudnn-doctor check`.
 std::vector<std::string> with_default_command(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  static const std::vector<std::string> k_commands = {"check", "snapshot"};
+  static const std::vector<std::string> k_commands = {"check", "snapshot", "resolve"};
   const bool wants_top_level =
       !args.empty()
       && (args[0] == "--help" || args[0] == "-h" || args[0] == "--version" || args[0] == "help");
@@ -119,6 +125,32 @@ int parse_and_run(int argc, char** argv) {
   snap_cmd->add_option("-o,--output", snap.output, "Write to FILE instead of standard output")
       ->type_name("FILE");
 
+  ResolveOptions res;
+  std::string res_format = "text";
+  CLI::App* res_cmd = app.add_subcommand(
+      "resolve",
+      "Show which copy of a library the loader would pick, how it was found, every path "
+      "considered in order, and every copy that loses (for dlopen too, which ldd cannot see).");
+  res_cmd->add_option("name", res.name, "The library asked for, e.g. libcudnn_graph.so.9");
+  res_cmd
+      ->add_option("--from",
+                   res.from,
+                   "The object that asks for it (a library or program): its RPATH/RUNPATH apply")
+      ->type_name("OBJECT");
+  res_cmd
+      ->add_option("--python",
+                   res.python,
+                   "A Python environment (its prefix): resolve the CUDA/cuDNN libraries its "
+                   "framework loads, the way it loads them (NAME then filters)")
+      ->type_name("ENV");
+  res_cmd->add_flag("--tree",
+                    res.tree,
+                    "NAME is a library or program: show its whole DT_NEEDED tree with how each was "
+                    "found, like libtree");
+  res_cmd->add_option("--format", res_format, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  add_target_options(*res_cmd, res.target, false);
+
   std::vector<std::string> args = with_default_command(argc, argv);
   std::reverse(args.begin(), args.end()); // CLI11 takes a reversed vector
   try {
@@ -137,6 +169,10 @@ int parse_and_run(int argc, char** argv) {
     check.color = parse_color(color).value_or(ColorMode::automatic);
     check.fail_on = parse_severity(fail_on).value_or(Severity::error);
     return run_check(check);
+  }
+  if (res_cmd->parsed()) {
+    res.format = report::parse_format(res_format).value_or(report::Format::text);
+    return run_resolve(res);
   }
   return run_snapshot(snap);
 }

@@ -365,3 +365,173 @@ class Tree:
     CUDNN9_STEMS = ["libcudnn", "libcudnn_adv", "libcudnn_cnn", "libcudnn_engines_precompiled",
                     "libcudnn_engines_runtime_compiled", "libcudnn_graph", "libcudnn_heuristic",
                     "libcudnn_ops"]
+
+    # --- ELF fixtures with chosen dynamic sections (tests/loader) --------------------------
+
+    def _elf_stub(self, soname, bits):
+        """A bare shared object with this SONAME, to link against so that the output gets a
+        DT_NEEDED entry for it (the stub itself never enters the tree)."""
+        key = ("stub", soname, bits)
+        if key not in _ELF_CACHE:
+            out = os.path.join(self.root, ".elf-cache", "stubs", str(bits), soname)
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            flags = ["-m32", "-nostdlib"] if bits == 32 else []
+            p = subprocess.run(["gcc", "-shared", "-fPIC", *flags, "-x", "c", "-",
+                                f"-Wl,-soname,{soname}", "-o", out],
+                               input=b"int doctor_stub;\n", capture_output=True)
+            if p.returncode != 0:
+                return None
+            _ELF_CACHE[key] = out
+        return _ELF_CACHE[key]
+
+    def _elf_build(self, inner, kind, soname, needed, rpath, runpath, nodefaultlib, bits, pad):
+        if rpath and runpath:
+            raise ValueError("GNU ld writes DT_RPATH or DT_RUNPATH, not both")
+        key = (kind, soname, tuple(needed), tuple(rpath), tuple(runpath), nodefaultlib, bits, pad)
+        if key not in _ELF_CACHE:
+            out = os.path.join(self.root, ".elf-cache", "built", str(len(_ELF_CACHE)))
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            cmd = ["gcc", "-fPIC", "-x", "c", "-", "-x", "none"]  # the stubs are not C
+            if bits == 32:
+                cmd += ["-m32", "-nostdlib"]
+            if kind == "lib":
+                cmd += ["-shared"]
+                if soname:
+                    cmd.append(f"-Wl,-soname,{soname}")
+            if rpath:
+                cmd.append("-Wl,--disable-new-dtags,-rpath," + ":".join(rpath))
+            if runpath:
+                cmd.append("-Wl,--enable-new-dtags,-rpath," + ":".join(runpath))
+            if nodefaultlib:
+                cmd.append("-Wl,-z,nodefaultlib")
+            if needed:
+                stubs = [self._elf_stub(n, bits) for n in needed]
+                if None in stubs:
+                    self.skip_reason = f"gcc cannot build {bits}-bit stub libraries here"
+                    return None
+                cmd.append("-Wl,--no-as-needed")
+                cmd += stubs
+            cmd += ["-o", out]
+            src = f"const char doctor_pad[{pad + 1}] = {{1}};\n" if pad else "int doctor_fixture;\n"
+            if kind == "exe":
+                src += "int main(void) { return 0; }\n"
+            p = subprocess.run(cmd, input=src.encode(), capture_output=True)
+            if p.returncode != 0:
+                self.skip_reason = (f"gcc cannot build {inner} ({bits}-bit): "
+                                    + p.stderr.decode(errors="replace").strip().splitlines()[-1])
+                return None
+            _ELF_CACHE[key] = out
+        p = self.path(inner)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        if os.path.lexists(p):
+            os.remove(p)
+        with open(_ELF_CACHE[key], "rb") as src_file, open(p, "wb") as dst:
+            dst.write(src_file.read())
+        os.chmod(p, 0o755)
+        return os.path.getsize(p)
+
+    def elf_lib(self, inner, soname, needed=(), rpath=(), runpath=(), nodefaultlib=False, bits=64,
+                pad=0):
+        """A real x86 shared object with this SONAME, a DT_NEEDED entry for each name in `needed`
+        (it is linked against stub libraries of those sonames), DT_RPATH `rpath` or DT_RUNPATH
+        `runpath` (entries written as given, so "$ORIGIN/../lib" stays a token), DF_1_NODEFLIB
+        with `nodefaultlib`, 64- or 32-bit. 32-bit objects are linked without libc (none is
+        installed for -m32). Returns the size, or None (and sets skip_reason) when gcc cannot
+        build it here."""
+        return self._elf_build(inner, "lib", soname, needed, rpath, runpath, nodefaultlib, bits,
+                               pad)
+
+    def elf_program(self, inner, needed=(), rpath=(), runpath=(), nodefaultlib=False):
+        """A real x86-64 executable with these DT_NEEDED, DT_RPATH or DT_RUNPATH entries (an
+        interpreter or application whose RPATH the loader inherits)."""
+        return self._elf_build(inner, "exe", "", needed, rpath, runpath, nodefaultlib, 64, 0)
+
+    def cudnn_copy(self, d, version, stems, versioned=True, runpath=(), dispatcher_runpath=(),
+                   pad_base=0):
+        """A cuDNN set in `d` built with elf_lib: the real files <stem>.so.<version> with the
+        soname link (versioned=True, the tarball and package layout) or soname-only files (the
+        pip wheel layout), optional RUNPATH on every library (`runpath`) or only on the
+        dispatcher libcudnn.so.N (`dispatcher_runpath`). Returns the inner paths of the soname
+        names (<d>/<stem>.so.<major>), in the order of `stems`."""
+        major = version.split(".")[0]
+        written = []
+        for i, stem in enumerate(stems):
+            soname = f"{stem}.so.{major}"
+            rp = tuple(dispatcher_runpath) if stem == "libcudnn" and dispatcher_runpath else tuple(runpath)
+            real = f"{stem}.so.{version}" if versioned else soname
+            self.elf_lib(f"{d}/{real}", soname, runpath=rp, pad=pad_base + i * 64)
+            if versioned:
+                self.symlink(f"{d}/{soname}", real)
+            written.append(f"{d}/{soname}")
+        return written
+
+    def torch_wheel(self, site, version="2.3.1", cuda="12.1", needed=("libcudnn.so.9",), rpath=(),
+                    runpath=(), requires=()):
+        """torch as its Linux wheel installs into `site`: torch/__init__.py, torch/version.py
+        (`cuda: Optional[str] = '<cuda>'`), torch/lib/libtorch_cuda.so (a real ELF with these
+        DT_NEEDED names and DT_RPATH or DT_RUNPATH) and torch's dist-info with a RECORD."""
+        self.text(f"{site}/torch/__init__.py", "# stand-in for torch/__init__.py\n")
+        tag = "cu" + cuda.replace(".", "")
+        self.text(f"{site}/torch/version.py",
+                  "from typing import Optional\n\n"
+                  "__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
+                  f"__version__ = '{version}+{tag}'\n"
+                  "debug = False\n"
+                  f"cuda: Optional[str] = '{cuda}'\n"
+                  "git_version = '63d5e9221bedd1546b7d364b5ce4171547db12a9'\n"
+                  "hip: Optional[str] = None\n")
+        self.elf_lib(f"{site}/torch/lib/libtorch_cuda.so", "libtorch_cuda.so", needed=needed,
+                     rpath=rpath, runpath=runpath)
+        self.dist_info(site, "torch", version,
+                       ["torch/__init__.py", "torch/version.py", "torch/lib/libtorch_cuda.so"],
+                       requires=requires)
+
+    def cudnn_wheel(self, site, version="9.1.0.70", cuda_major="12", stems=None, pad_base=0):
+        """The nvidia-cudnn-cu<cuda_major> wheel in `site`: nvidia/cudnn/lib with the soname-only
+        files (the dispatcher with RUNPATH $ORIGIN, as NVIDIA links it), cudnn_version.h and a
+        dist-info whose RECORD lists them. Returns the lib directory."""
+        stems = self.CUDNN9_STEMS if stems is None else stems
+        major = version.split(".")[0]
+        files = ["nvidia/__init__.py", "nvidia/cudnn/__init__.py", "nvidia/cudnn/lib/__init__.py",
+                 "nvidia/cudnn/include/cudnn_version.h"]
+        for f in files:
+            if f.endswith(".py"):
+                self.text(f"{site}/{f}", "")
+        self.cudnn_header(f"{site}/nvidia/cudnn/include/cudnn_version.h", version)
+        for path in self.cudnn_copy(f"{site}/nvidia/cudnn/lib", version, stems, versioned=False,
+                                    dispatcher_runpath=["$ORIGIN"], pad_base=pad_base):
+            files.append(path[len(site) + 1:])
+        self.dist_info(site, f"nvidia-cudnn-cu{cuda_major}", version, files)
+        return f"{site}/nvidia/cudnn/lib"
+
+    def ldconfig(self):
+        """Runs this machine's ldconfig on the tree (`ldconfig -r ROOT -X`: the tree's
+        /etc/ld.so.conf and trusted directories, links left as they are) so that the tree gets
+        a real /etc/ld.so.cache. Sets skip_reason where ldconfig is missing or fails."""
+        import shutil
+        exe = shutil.which("ldconfig") or next(
+            (p for p in ("/sbin/ldconfig", "/usr/sbin/ldconfig") if os.path.exists(p)), None)
+        if exe is None:
+            self.skip_reason = "no ldconfig on this machine"
+            return
+        p = subprocess.run([exe, "-r", self.root, "-X"], capture_output=True, text=True)
+        if p.returncode != 0 or not os.path.exists(self.path("/etc/ld.so.cache")):
+            self.skip_reason = f"ldconfig -r failed: {p.stderr.strip()}"
+
+    def cuda_toolkit(self, prefix, version="12.4.1", cudart="12.4.127"):
+        """A runfile CUDA toolkit at `prefix`: version.json, a stand-in bin/nvcc,
+        targets/x86_64-linux/{lib,include} with lib64 and include links, libcudart. Returns the
+        library directory as reached through lib64."""
+        self.text(f"{prefix}/version.json",
+                  '{\n   "cuda" : {\n      "name" : "CUDA SDK",\n      "version" : "%s"\n   },\n'
+                  '   "cuda_cudart" : {\n      "name" : "CUDA Runtime (cudart)",\n'
+                  '      "version" : "%s"\n   }\n}\n' % (version, cudart))
+        self.text(f"{prefix}/bin/nvcc", "# stand-in for nvcc; never executed\n", 0o755)
+        lib = f"{prefix}/targets/x86_64-linux/lib"
+        major = cudart.split(".")[0]
+        self.elf_lib(f"{lib}/libcudart.so.{cudart}", f"libcudart.so.{major}")
+        self.symlink(f"{lib}/libcudart.so.{major}", f"libcudart.so.{cudart}")
+        self.mkdir(f"{prefix}/targets/x86_64-linux/include")
+        self.symlink(f"{prefix}/lib64", "targets/x86_64-linux/lib")
+        self.symlink(f"{prefix}/include", "targets/x86_64-linux/include")
+        return f"{prefix}/lib64"

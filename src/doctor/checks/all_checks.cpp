@@ -19,11 +19,26 @@ constexpr Ids k_nvml_probe[] = {"driver.nvml_probe_failed"};
 constexpr Ids k_cudnn_sets[] = {"cudnn.library_set_incomplete", "cudnn.sublibrary_version_mixed"};
 constexpr Ids k_multiple_toolkits[] = {"cuda.multiple_toolkits"};
 constexpr Ids k_multiple_cudnn[] = {"cudnn.multiple_copies"};
+constexpr Ids k_loader_not_found[] = {"loader.cudnn_not_found",
+                                      "loader.cudnn_sublibrary_not_found",
+                                      "loader.cuda_library_not_found",
+                                      "loader.zlib_not_found",
+                                      "loader.libcuda_not_found"};
+constexpr Ids k_loader_split[] = {"loader.cudnn_set_split"};
+constexpr Ids k_loader_shadowed[] = {"loader.shadowed_copy"};
+constexpr Ids k_loader_stub[] = {"loader.stub_libcuda"};
+constexpr Ids k_library_access[] = {
+    "permission.library_unreadable", "permission.noexec_mount", "security.world_writable_library"};
+constexpr Ids k_device_access[] = {"permission.device_nodes"};
+constexpr Ids k_search_paths[] = {"security.writable_search_dir", "security.ld_preload"};
+constexpr Ids k_unsafe_runpaths[] = {"security.unsafe_runpath"};
+constexpr Ids k_integrity_hashes[] = {"integrity.hash_mismatch"};
+constexpr Ids k_binary_damage[] = {"integrity.binary_damaged"};
 constexpr Ids k_collector_errors[] = {"internal.collector_failed"};
 
 // The one list of checks. Adding a check means a row here, its function in the family's file,
 // and its finding rows in data/kb/findings.json.
-const std::array<CheckDef, 9> k_checks = {{
+const std::array<CheckDef, 19> k_checks = {{
     {"gpu_presence", k_gpu_presence, check_gpu_presence},
     {"driver_loaded", k_driver_loaded, check_driver_loaded},
     {"nouveau", k_nouveau, check_nouveau},
@@ -32,6 +47,16 @@ const std::array<CheckDef, 9> k_checks = {{
     {"cudnn_sets", k_cudnn_sets, check_cudnn_sets},
     {"multiple_toolkits", k_multiple_toolkits, check_multiple_toolkits},
     {"multiple_cudnn", k_multiple_cudnn, check_multiple_cudnn},
+    {"loader_not_found", k_loader_not_found, check_loader_not_found},
+    {"loader_cudnn_split", k_loader_split, check_loader_cudnn_split},
+    {"loader_shadowed", k_loader_shadowed, check_loader_shadowed},
+    {"loader_stub", k_loader_stub, check_loader_stub},
+    {"library_access", k_library_access, check_library_access},
+    {"device_access", k_device_access, check_device_access},
+    {"search_paths", k_search_paths, check_search_paths},
+    {"unsafe_runpaths", k_unsafe_runpaths, check_unsafe_runpaths},
+    {"integrity_hashes", k_integrity_hashes, check_integrity_hashes},
+    {"binary_damage", k_binary_damage, check_binary_damage},
     {"collector_errors", k_collector_errors, check_collector_errors},
 }};
 

@@ -25,6 +25,33 @@ void check_multiple_toolkits(const facts::Facts& facts,
                              FindingSink& out);
 void check_multiple_cudnn(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 
+// integrity_checks.cpp: files that differ from their package records (--verify), and binaries
+// whose headers show structural damage.
+void check_integrity_hashes(const facts::Facts& facts,
+                            const kb::KnowledgeBase& kb,
+                            FindingSink& out);
+void check_binary_damage(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+
+// loader_checks.cpp: what the loader model says each framework, dispatcher and program loads.
+void check_loader_not_found(const facts::Facts& facts,
+                            const kb::KnowledgeBase& kb,
+                            FindingSink& out);
+void check_loader_cudnn_split(const facts::Facts& facts,
+                              const kb::KnowledgeBase& kb,
+                              FindingSink& out);
+void check_loader_shadowed(const facts::Facts& facts,
+                           const kb::KnowledgeBase& kb,
+                           FindingSink& out);
+void check_loader_stub(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+
+// access_checks.cpp: read/map rights, device nodes, planting risks on the search paths.
+void check_library_access(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_device_access(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_search_paths(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_unsafe_runpaths(const facts::Facts& facts,
+                           const kb::KnowledgeBase& kb,
+                           FindingSink& out);
+
 // internal_checks.cpp: collectors that failed.
 void check_collector_errors(const facts::Facts& facts,
                             const kb::KnowledgeBase& kb,

@@ -4,6 +4,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -29,6 +30,9 @@ constexpr Collector k_collectors[] = {
     {"python", collect_python},
     {"cuda", collect_cuda},
     {"cudnn", collect_cudnn},
+    {"user", collect_user},
+    {"loader", collect_loader},
+    {"integrity", collect_integrity},
 };
 
 std::string now_utc() {
@@ -94,6 +98,10 @@ Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
     return facts;
   }
   for (const Collector& c : k_collectors) {
+    if (!options.only.empty()
+        && std::find(options.only.begin(), options.only.end(), c.name) == options.only.end()) {
+      continue;
+    }
     try {
       c.run(root, options, facts);
     } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <doctor/facts/facts.hpp>
+#include <doctor/kb/knowledge_base.hpp>
 #include <doctor/platform/sysroot.hpp>
 
 #include <chrono>
@@ -18,6 +19,16 @@ struct CollectOptions {
   // The doctor's own executable, re-run as the isolated NVML probe child.
   std::filesystem::path self_executable;
   std::chrono::milliseconds probe_timeout{10000};
+  // Hash the GPU libraries against their package records (check --verify).
+  bool verify = false;
+  // Reuse and update the hash cache (keyed by device, inode, size and mtime).
+  bool use_hash_cache = true;
+  // Where the hash cache lives; empty: $XDG_CACHE_HOME/cudnn-doctor or ~/.cache/cudnn-doctor.
+  std::filesystem::path cache_dir;
+  // cuDNN's library sets for the loader walk; nullptr: the embedded knowledge base.
+  const kb::KnowledgeBase* kb = nullptr;
+  // Run only these collectors (by name: "environment", "os", "linker", …); empty: all of them.
+  std::vector<std::string> only;
   // Fixed "collected_at" value for reproducible output; empty means now.
   std::string collected_at;
 };
@@ -42,6 +53,11 @@ void collect_nvml(const platform::SysRoot& root, const CollectOptions& options, 
 void collect_python(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
 void collect_cuda(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
 void collect_cudnn(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
+void collect_user(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
+void collect_loader(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
+// With options.verify: hashes the GPU packages' libraries and compares them with the package
+// records (integrity_collector.cpp). Last: it reads what every other collector found.
+void collect_integrity(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
 
 // Environment variables that matter to a GPU stack; collect_environment records those that are set.
 const std::vector<std::string>& relevant_environment_variables();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -212,6 +213,95 @@ struct LinkerInfo {
   bool operator==(const LinkerInfo&) const = default;
 };
 
+// Whose rights apply: the user the doctor runs as (live machine only).
+struct UserInfo {
+  Fact<std::uint32_t> uid;
+  Fact<std::vector<std::uint32_t>> gids;      // primary first, then supplementary
+  Fact<std::vector<std::string>> group_names; // names of `gids` from /etc/group
+  bool operator==(const UserInfo&) const = default;
+};
+
+// A mounted file system (/proc/self/mountinfo).
+struct MountInfo {
+  std::string mount_point;
+  std::string fs_type;
+  std::vector<std::string> options; // per-mount options: "ro", "noexec", "nosuid", …
+  bool operator==(const MountInfo&) const = default;
+};
+
+struct BinaryVersionNeed {
+  std::string file;
+  std::vector<std::string> versions;
+  bool operator==(const BinaryVersionNeed&) const = default;
+};
+
+// A shared library or executable of the GPU stack, read from its headers (ELF or PE): what the
+// loader model needs, and whether the file is whole.
+struct BinaryInfo {
+  std::string path;   // canonical inner path
+  std::string format; // "elf", "pe", or "unknown" (neither: a text stub, junk, empty)
+  std::uint64_t size = 0;
+  std::string mode; // octal permission bits ("0755")
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::string machine; // "x86-64", "aarch64", "i386" / "x64", "x86", "arm64"
+  unsigned bits = 0;   // 32 or 64
+  // ELF
+  std::string soname;
+  std::vector<std::string> rpath;
+  std::vector<std::string> runpath;
+  bool nodeflib = false;
+  std::vector<std::string> version_definitions;
+  std::vector<BinaryVersionNeed> version_needs;
+  std::string build_id;
+  // Both: DT_NEEDED (ELF) or the import directory (PE); PE delay-load imports separately.
+  std::vector<std::string> needed;
+  std::vector<std::string> delay_needed;
+  // PE version resource
+  std::string file_version;
+  std::string product_version;
+  std::string product_name;
+  bool is_signed = false;            // an Authenticode signature is present (PE)
+  std::vector<std::string> problems; // structural damage, or why the file could not be read
+  bool operator==(const BinaryInfo&) const = default;
+};
+
+// A path the loader model looked at while answering the collector's questions, so that the
+// same questions can be answered again from a snapshot: whether it exists, what it resolves to,
+// and for directories their owner and mode (for planting checks).
+struct ProbedPath {
+  std::string path; // as probed (inner path, normalised)
+  bool exists = false;
+  std::string kind;      // "regular", "directory", "symlink" (dangling), ...
+  std::string real_path; // after symlinks; empty if it does not exist
+  std::string mode;      // octal permission bits of real_path
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  bool operator==(const ProbedPath&) const = default;
+};
+
+// One installed file checked against what its package manager recorded (check --verify).
+struct FileVerification {
+  std::string path;         // the file checked (inner path)
+  std::string manager;      // "pip", "conda", "dpkg"
+  std::string package;      // "nvidia-cudnn-cu12 9.1.0.70"
+  std::string record;       // the record that says what the file should be
+  std::string algorithm;    // "sha256" or "md5"
+  std::string expected;     // recorded digest, lower-case hex
+  Fact<std::string> actual; // computed digest, lower-case hex; unknown if unreadable
+  std::optional<std::uint64_t> expected_size;
+  std::uint64_t actual_size = 0;
+  bool operator==(const FileVerification&) const = default;
+};
+
+struct IntegrityInfo {
+  bool requested = false;              // --verify was given; otherwise nothing below was computed
+  std::vector<FileVerification> files; // sorted by path
+  std::uint64_t files_hashed = 0;      // hashed in this run (the rest came from the cache)
+  std::uint64_t bytes_hashed = 0;
+  bool operator==(const IntegrityInfo&) const = default;
+};
+
 struct Facts {
   CollectionInfo collection;
   std::map<std::string, std::string> environment; // GPU-relevant variables that are set
@@ -222,6 +312,11 @@ struct Facts {
   std::vector<CudaToolkit> cuda_toolkits;
   std::vector<CudnnInstall> cudnn;
   std::vector<PythonEnv> python_envs;
+  UserInfo user;
+  Fact<std::vector<MountInfo>> mounts;
+  std::vector<BinaryInfo> binaries;     // sorted by path
+  std::vector<ProbedPath> probed_paths; // sorted by path
+  IntegrityInfo integrity;
   bool operator==(const Facts&) const = default;
 };
 

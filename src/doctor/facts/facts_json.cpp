@@ -107,8 +107,59 @@ DOCTOR_JSON_FIELDS(
     PythonEnv, prefix, kind, found_via, python_version, site_packages, packages, frameworks)
 DOCTOR_JSON_FIELDS(LdCacheEntry, name, path, arch)
 DOCTOR_JSON_FIELDS(LinkerInfo, conf_dirs, cache, default_dirs)
-DOCTOR_JSON_FIELDS(
-    Facts, collection, environment, os, driver, pci, linker, cuda_toolkits, cudnn, python_envs)
+DOCTOR_JSON_FIELDS(UserInfo, uid, gids, group_names)
+DOCTOR_JSON_FIELDS(MountInfo, mount_point, fs_type, options)
+DOCTOR_JSON_FIELDS(BinaryVersionNeed, file, versions)
+DOCTOR_JSON_FIELDS(BinaryInfo,
+                   path,
+                   format,
+                   size,
+                   mode,
+                   uid,
+                   gid,
+                   machine,
+                   bits,
+                   soname,
+                   rpath,
+                   runpath,
+                   nodeflib,
+                   version_definitions,
+                   version_needs,
+                   build_id,
+                   needed,
+                   delay_needed,
+                   file_version,
+                   product_version,
+                   product_name,
+                   is_signed,
+                   problems)
+DOCTOR_JSON_FIELDS(ProbedPath, path, exists, kind, real_path, mode, uid, gid)
+DOCTOR_JSON_FIELDS(FileVerification,
+                   path,
+                   manager,
+                   package,
+                   record,
+                   algorithm,
+                   expected,
+                   actual,
+                   expected_size,
+                   actual_size)
+DOCTOR_JSON_FIELDS(IntegrityInfo, requested, files, files_hashed, bytes_hashed)
+DOCTOR_JSON_FIELDS(Facts,
+                   collection,
+                   environment,
+                   os,
+                   driver,
+                   pci,
+                   linker,
+                   cuda_toolkits,
+                   cudnn,
+                   python_envs,
+                   user,
+                   mounts,
+                   binaries,
+                   probed_paths,
+                   integrity)
 
 nlohmann::ordered_json to_json(const Facts& facts) {
   nlohmann::ordered_json j;

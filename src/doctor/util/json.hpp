@@ -14,3 +14,28 @@
     const Type nlohmann_json_default_obj;                                                          \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))        \
   }
+
+#include <optional>
+
+// std::optional as a nullable value (nlohmann 3.11.2 has no built-in support): null <-> nullopt.
+namespace nlohmann {
+template<typename T>
+struct adl_serializer<std::optional<T>> {
+  template<typename BasicJson>
+  static void to_json(BasicJson& j, const std::optional<T>& v) {
+    if (v) {
+      j = *v;
+    } else {
+      j = nullptr;
+    }
+  }
+  template<typename BasicJson>
+  static void from_json(const BasicJson& j, std::optional<T>& v) {
+    if (j.is_null()) {
+      v.reset();
+    } else {
+      v = j.template get<T>();
+    }
+  }
+};
+} // namespace nlohmann

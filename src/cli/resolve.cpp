@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+#include "resolve.hpp"
+
+#include "commands.hpp"
+#include "run.hpp"
+
+#include <doctor/facts/collect.hpp>
+#include <doctor/loader/analysis.hpp>
+#include <doctor/loader/probes.hpp>
+#include <doctor/platform/environment.hpp>
+#include <doctor/platform/host.hpp>
+#include <doctor/platform/sysroot.hpp>
+#include <doctor/util/file.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <set>
+
+namespace doctor::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// What the facts know about a resolved file: its cuDNN version and package, or its soname.
+std::string describe_copy(const facts::Facts& facts, const loader::Candidate& c) {
+  for (const facts::CudnnInstall& inst : facts.cudnn) {
+    for (const facts::CudnnLibrary& lib : inst.libraries) {
+      if (lib.real_path == c.real_path) {
+        std::string out = lib.version ? "version " + lib.version->str() : "version unknown";
+        if (inst.package) {
+          out += " (" + *inst.package + ")";
+        }
+        return out;
+      }
+    }
+  }
+  if (c.binary != nullptr) {
+    return fmt::format("{} {}-bit {}{}",
+                       c.binary->format == "elf" ? "ELF" : c.binary->format,
+                       c.binary->bits,
+                       c.binary->machine,
+                       c.binary->soname.empty() ? "" : ", soname " + c.binary->soname);
+  }
+  return "";
+}
+
+std::string render_text(const facts::Facts& facts,
+                        const std::string& title,
+                        const std::vector<loader::LoadStep>& steps) {
+  std::string out;
+  if (!title.empty()) {
+    out += title + "\n\n";
+  }
+  for (const loader::LoadStep& step : steps) {
+    const loader::Resolution& r = step.resolution;
+    if (r.chosen) {
+      out += fmt::format("{} => {} [{}]\n", r.name, r.chosen->path, r.chosen->source);
+      const std::string about = describe_copy(facts, *r.chosen);
+      if (!about.empty()) {
+        out += "  " + about + "\n";
+      }
+      if (r.chosen->real_path != r.chosen->path) {
+        out += "  real file " + r.chosen->real_path + "\n";
+      }
+    } else {
+      out += fmt::format("{} => not found\n", r.name);
+    }
+    out +=
+        fmt::format("  asked for by {}{}\n",
+                    r.requested_by.empty() ? "a program without RPATH or RUNPATH" : r.requested_by,
+                    step.reason.empty() ? "" : " (" + step.reason + ")");
+    out += "  paths considered, in order:\n";
+    std::size_t n = 0;
+    for (const loader::SearchStep& s : r.steps) {
+      out += fmt::format("    {:>2}. {:<28} {}{}\n",
+                         ++n,
+                         s.source.size() > 28 ? s.source.substr(0, 25) + "..." : s.source,
+                         s.path.empty() ? "" : s.path + ": ",
+                         s.outcome);
+      if (s.source.size() > 28) {
+        out += fmt::format("        ({})\n", s.source);
+      }
+    }
+    if (!r.shadowed.empty()) {
+      out += "  other copies, which lose:\n";
+      for (const loader::Candidate& c : r.shadowed) {
+        const std::string about = describe_copy(facts, c);
+        out += fmt::format(
+            "    {}{} [{}]\n", c.path, about.empty() ? "" : " (" + about + ")", c.source);
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+Json render_json(const facts::Facts& facts,
+                 const std::string& title,
+                 const std::vector<loader::LoadStep>& steps) {
+  Json j;
+  j["schema"] = "cudnn-doctor-resolve/1";
+  j["context"] = title;
+  Json list = Json::array();
+  for (const loader::LoadStep& step : steps) {
+    const loader::Resolution& r = step.resolution;
+    Json e;
+    e["name"] = r.name;
+    e["requested_by"] = r.requested_by.empty() ? Json(nullptr) : Json(r.requested_by);
+    e["reason"] = step.reason;
+    if (r.chosen) {
+      e["found"] = {{"path", r.chosen->path},
+                    {"real_path", r.chosen->real_path},
+                    {"via", loader::to_string(r.chosen->via)},
+                    {"source", r.chosen->source},
+                    {"about", describe_copy(facts, *r.chosen)}};
+    } else {
+      e["found"] = nullptr;
+    }
+    Json considered = Json::array();
+    for (const loader::SearchStep& s : r.steps) {
+      considered.push_back({{"via", loader::to_string(s.via)},
+                            {"source", s.source},
+                            {"path", s.path},
+                            {"outcome", s.outcome},
+                            {"loadable", s.found}});
+    }
+    e["considered"] = considered;
+    Json others = Json::array();
+    for (const loader::Candidate& c : r.shadowed) {
+      others.push_back({{"path", c.path},
+                        {"real_path", c.real_path},
+                        {"via", loader::to_string(c.via)},
+                        {"source", c.source},
+                        {"about", describe_copy(facts, c)}});
+    }
+    e["shadowed"] = others;
+    list.push_back(e);
+  }
+  j["resolutions"] = list;
+  return j;
+}
+
+// libtree-style: every DT_NEEDED of `object`, recursively, each resolved with the chain of
+// objects that led to it (so RPATHs are inherited exactly as ld.so does). A library already
+// resolved is shown once with "(see above)", as the loader maps it once.
+void tree(const loader::LinuxLoaderConfig& config,
+          loader::FileProbe& probe,
+          const std::vector<loader::LoaderObject>& chain,
+          std::set<std::string>& seen,
+          int depth,
+          std::string& out,
+          bool& all_found) {
+  const facts::BinaryInfo* b = chain.front().binary;
+  if (b == nullptr || depth > 32) {
+    return;
+  }
+  for (const std::string& dep : b->needed) {
+    const loader::Resolution r = loader::resolve_linux(dep, chain, config, probe);
+    const std::string indent(static_cast<std::size_t>(depth) * 4, ' ');
+    if (!r.chosen) {
+      all_found = false;
+      out += fmt::format("{}{} not found\n", indent, dep);
+      std::size_t n = 0;
+      for (const loader::SearchStep& s : r.steps) {
+        out += fmt::format("{}    {}. {}: {}{}\n",
+                           indent,
+                           ++n,
+                           s.source,
+                           s.path.empty() ? "" : s.path + ": ",
+                           s.outcome);
+      }
+      continue;
+    }
+    const bool again = !seen.insert(r.chosen->real_path).second;
+    out += fmt::format("{}{} => {} [{}]{}\n",
+                       indent,
+                       dep,
+                       r.chosen->path,
+                       r.chosen->source,
+                       again ? " (see above)" : "");
+    if (again) {
+      continue;
+    }
+    std::vector<loader::LoaderObject> next = chain;
+    next.insert(next.begin(), loader::LoaderObject{r.chosen->path, r.chosen->binary});
+    tree(config, probe, next, seen, depth + 1, out, all_found);
+  }
+}
+
+} // namespace
+
+int run_resolve(const ResolveOptions& options) {
+  if (!options.from.empty() && !options.python.empty()) {
+    throw CommandError{k_exit_usage, "--from and --python cannot be combined"};
+  }
+  if (options.name.empty() && options.python.empty()) {
+    throw CommandError{k_exit_usage, "resolve needs a library NAME, or --python ENV"};
+  }
+  TargetOptions target = options.target;
+  target.no_nvml = true;
+  const platform::SysRoot root = make_root(target);
+  facts::CollectOptions copts = collect_options(target);
+  // What the loader model needs: the environment, the architecture and the linker's settings;
+  // cuDNN versions (through the toolkits and Python environments that lead to them) for display,
+  // except in --tree mode, which only walks dependencies.
+  copts.only = {"environment", "os", "linker"};
+  if (!options.tree) {
+    copts.only.insert(copts.only.end(), {"python", "cuda", "cudnn"});
+  }
+  facts::Facts facts = facts::collect(root, copts);
+  const kb::KnowledgeBase kb = load_kb(target);
+  loader::SysRootProbe probe(root);
+
+  if (options.tree) {
+    const std::string path = platform::normalize_path(options.name);
+    const loader::PathState st = probe.probe(path);
+    if (!st.exists || st.binary == nullptr || st.binary->format != "elf") {
+      throw CommandError{k_exit_usage, fmt::format("--tree {}: not an ELF file", options.name)};
+    }
+    std::string out =
+        fmt::format("{} [{}]\n", path, st.binary->soname.empty() ? "no soname" : st.binary->soname);
+    std::set<std::string> seen{st.real_path};
+    bool all_found = true;
+    tree(loader::linux_config_from(facts), probe, {{path, st.binary}}, seen, 1, out, all_found);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    return all_found ? k_exit_ok : k_exit_findings;
+  }
+
+  std::vector<loader::LoadStep> steps;
+  std::string title;
+  if (!options.python.empty()) {
+    const std::string prefix = platform::normalize_path(options.python);
+    bool have_env = false;
+    for (const facts::PythonEnv& env : facts.python_envs) {
+      have_env =
+          have_env || env.prefix == prefix || root.resolve(prefix).value_or("") == env.prefix;
+    }
+    if (!have_env) {
+      throw CommandError{
+          k_exit_usage,
+          fmt::format(
+              "--python {}: not a Python environment the doctor found "
+              "(give its prefix, e.g. the venv directory; with --sysroot, a path inside the tree)",
+              options.python)};
+    }
+    for (const loader::LoadContext& ctx : loader::analyse_linux(facts, kb, probe)) {
+      if (ctx.subject != prefix && ctx.subject != root.resolve(prefix).value_or("")) {
+        continue;
+      }
+      if (!title.empty()) {
+        title += "; ";
+      }
+      title += ctx.description;
+      for (const loader::LoadStep& s : ctx.steps) {
+        if (options.name.empty() || s.resolution.name == options.name) {
+          steps.push_back(s);
+        }
+      }
+    }
+    if (title.empty()) {
+      throw CommandError{
+          k_exit_usage,
+          fmt::format("--python {}: no GPU build of torch or TensorFlow there", options.python)};
+    }
+  } else {
+    std::vector<loader::LoaderObject> chain;
+    if (!options.from.empty()) {
+      const std::string from = platform::normalize_path(options.from);
+      const loader::PathState st = probe.probe(from);
+      if (!st.exists || st.binary == nullptr) {
+        throw CommandError{k_exit_usage, fmt::format("--from {}: no such file", options.from)};
+      }
+      if (st.binary->format != "elf") {
+        throw CommandError{k_exit_usage,
+                           fmt::format("--from {}: not an ELF file ({})",
+                                       options.from,
+                                       st.binary->problems.empty() ? st.binary->format
+                                                                   : st.binary->problems.front())};
+      }
+      chain.push_back(loader::LoaderObject{from, st.binary});
+      title = fmt::format("as loaded by {}", from);
+    } else {
+      title = "as loaded by a program without RPATH or RUNPATH";
+    }
+    loader::LoadStep step;
+    step.role = loader::role_of(options.name);
+    step.reason = options.from.empty() ? "" : "dlopen or DT_NEEDED";
+    step.resolution =
+        loader::resolve_linux(options.name, chain, loader::linux_config_from(facts), probe);
+    steps.push_back(std::move(step));
+  }
+
+  const std::string text = options.format == report::Format::json
+                               ? render_json(facts, title, steps).dump(2) + "\n"
+                               : render_text(facts, title, steps);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  for (const loader::LoadStep& s : steps) {
+    if (!s.resolution.chosen) {
+      return k_exit_findings;
+    }
+  }
+  return k_exit_ok;
+}
+
+} // namespace doctor::cli

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+#include "checks.hpp"
+#include "helpers.hpp"
+
+#include <doctor/loader/analysis.hpp>
+#include <doctor/loader/probes.hpp>
+#include <doctor/util/strings.hpp>
+
+#include <map>
+#include <set>
+
+namespace doctor::checks {
+
+namespace {
+
+constexpr const char* k_unknown_version = "version unknown";
+
+// The loader walk, answered from the snapshot. Returns nothing for a facts file that never had
+// a loader walk (not Linux, or an older snapshot).
+std::vector<loader::LoadContext> contexts(const facts::Facts& facts, const kb::KnowledgeBase& kb) {
+  if (facts.collection.os_family != "linux" || facts.probed_paths.empty()) {
+    return {};
+  }
+  loader::FactsProbe probe(facts);
+  return loader::analyse_linux(facts, kb, probe);
+}
+
+// Evidence lines for a resolution: every path considered, numbered as the loader tries them.
+void add_steps(const loader::Resolution& r, FindingDraft& d) {
+  std::size_t n = 0;
+  for (const loader::SearchStep& s : r.steps) {
+    d.evidence.push_back(
+        Evidence{fmt::format("{}. {}", ++n, s.source),
+                 s.path.empty() ? s.outcome : fmt::format("{}: {}", s.path, s.outcome)});
+  }
+}
+
+std::size_t paths_searched(const loader::Resolution& r) {
+  std::size_t n = 0;
+  for (const loader::SearchStep& s : r.steps) {
+    if (!s.path.empty()) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// The version of a resolved copy, from the cuDNN facts or the binary's own record.
+std::string version_of(const facts::Facts& facts, const loader::Candidate& c) {
+  for (const facts::CudnnInstall& inst : facts.cudnn) {
+    for (const facts::CudnnLibrary& lib : inst.libraries) {
+      if (lib.real_path == c.real_path && lib.version) {
+        return lib.version->str();
+      }
+    }
+  }
+  return k_unknown_version;
+}
+
+std::string parent_dir(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? std::string("/") : path.substr(0, slash);
+}
+
+bool is_stub(const std::string& path) {
+  return path.find("/stubs/") != std::string::npos;
+}
+
+const char* not_found_id(loader::LibraryRole role) {
+  switch (role) {
+  case loader::LibraryRole::cudnn_dispatcher:
+    return "loader.cudnn_not_found";
+  case loader::LibraryRole::cudnn_sublibrary:
+    return "loader.cudnn_sublibrary_not_found";
+  case loader::LibraryRole::cuda_runtime:
+  case loader::LibraryRole::cuda_library:
+    return "loader.cuda_library_not_found";
+  case loader::LibraryRole::zlib:
+    return "loader.zlib_not_found";
+  case loader::LibraryRole::driver:
+  case loader::LibraryRole::other:
+    break;
+  }
+  return nullptr;
+}
+
+bool is_framework(const loader::LoadContext& ctx) {
+  return ctx.id.starts_with("torch:") || ctx.id.starts_with("tensorflow:");
+}
+
+} // namespace
+
+// Libraries a framework needs that no searched path provides. Only framework contexts: a plain
+// program not finding the pip cuDNN is normal, and an incomplete installation is reported by
+// cudnn_sets. The driver library matters only where the kernel module is loaded.
+void check_loader_not_found(const facts::Facts& facts,
+                            const kb::KnowledgeBase& kb,
+                            FindingSink& out) {
+  for (const loader::LoadContext& ctx : contexts(facts, kb)) {
+    for (const loader::LoadStep& step : ctx.steps) {
+      const loader::Resolution& r = step.resolution;
+      if (r.chosen || r.unknown) {
+        continue;
+      }
+      if (step.role == loader::LibraryRole::driver) {
+        if (facts.driver.kernel_module_version && ctx.id == "program" && r.name == "libcuda.so.1") {
+          FindingDraft d;
+          d.id = "loader.libcuda_not_found";
+          d.subject = "libcuda.so.1";
+          d.params = {{"module_version", *facts.driver.kernel_module_version},
+                      {"searched", std::to_string(paths_searched(r))}};
+          add_steps(r, d);
+          out.add(std::move(d));
+        }
+        continue;
+      }
+      const char* id = not_found_id(step.role);
+      if (id == nullptr || !is_framework(ctx)) {
+        continue;
+      }
+      FindingDraft d;
+      d.id = id;
+      d.subject = ctx.subject;
+      d.params = {{"context", ctx.description},
+                  {"name", r.name},
+                  {"requested_by", r.requested_by.empty() ? "the program" : r.requested_by},
+                  {"searched", std::to_string(paths_searched(r))}};
+      d.evidence.push_back(Evidence{"loader", step.reason});
+      add_steps(r, d);
+      d.tags = distro_tags(facts);
+      out.add(std::move(d));
+    }
+  }
+}
+
+// A dispatcher whose sub-libraries would come from another directory of another (or an unknown)
+// release. Reported once per dispatcher file: in a framework's context first, else in the
+// installation's own.
+void check_loader_cudnn_split(const facts::Facts& facts,
+                              const kb::KnowledgeBase& kb,
+                              FindingSink& out) {
+  loader::FactsProbe probe(facts);
+  std::set<std::string> reported;
+  for (const loader::LoadContext& ctx : contexts(facts, kb)) {
+    std::map<std::string, std::vector<const loader::LoadStep*>> by_dispatcher;
+    for (const loader::LoadStep& step : ctx.steps) {
+      if (step.resolution.chosen && step.role == loader::LibraryRole::cudnn_sublibrary
+          && !step.resolution.requested_by.empty()) {
+        by_dispatcher[step.resolution.requested_by].push_back(&step);
+      }
+    }
+    for (const auto& [dispatcher, subs] : by_dispatcher) {
+      const loader::PathState st = probe.probe(dispatcher);
+      const std::string real = st.real_path.empty() ? dispatcher : st.real_path;
+      const loader::Candidate self{dispatcher, real, loader::FoundVia::direct, "", st.binary};
+      const std::string home = parent_dir(real);
+      const std::string home_version = version_of(facts, self);
+      // Group the strays by where they come from: "libcudnn_adv.so.9, libcudnn_cnn.so.9 from
+      // /dir (9.26.0, through LD_LIBRARY_PATH)".
+      std::map<std::string, std::vector<std::string>> groups;
+      FindingDraft d;
+      for (const loader::LoadStep* s : subs) {
+        const loader::Candidate& c = *s->resolution.chosen;
+        const std::string v = version_of(facts, c);
+        const bool same_release = v == home_version && v != k_unknown_version;
+        if (parent_dir(c.real_path) == home || same_release) {
+          continue;
+        }
+        auto& names = groups[fmt::format("{} ({}, through {})", parent_dir(c.path), v, c.source)];
+        if (names.empty()) {
+          add_steps(s->resolution, d);
+        }
+        names.push_back(s->resolution.name);
+      }
+      std::vector<std::string> parts;
+      for (const auto& [where, names] : groups) {
+        parts.push_back(fmt::format("{} from {}", util::join(names, ", "), where));
+      }
+      if (parts.empty() || !reported.insert(real).second) {
+        continue;
+      }
+      d.id = "loader.cudnn_set_split";
+      d.subject = home;
+      d.params = {{"context", ctx.description},
+                  {"dispatcher", fmt::format("{} ({})", dispatcher, home_version)},
+                  {"split", util::join(parts, "; ")}};
+      out.add(std::move(d));
+    }
+  }
+}
+
+// A framework that would load a library from elsewhere although its own wheel ships a copy
+// further down the search order.
+void check_loader_shadowed(const facts::Facts& facts,
+                           const kb::KnowledgeBase& kb,
+                           FindingSink& out) {
+  for (const loader::LoadContext& ctx : contexts(facts, kb)) {
+    if (!is_framework(ctx) || ctx.shipped_cudnn_dir.empty()) {
+      continue;
+    }
+    for (const loader::LoadStep& step : ctx.steps) {
+      const loader::Resolution& r = step.resolution;
+      if (!r.chosen || parent_dir(r.chosen->path) == ctx.shipped_cudnn_dir) {
+        continue;
+      }
+      for (const loader::Candidate& other : r.shadowed) {
+        if (parent_dir(other.path) != ctx.shipped_cudnn_dir) {
+          continue;
+        }
+        const std::string chosen_version = version_of(facts, *r.chosen);
+        const std::string shipped_version = version_of(facts, other);
+        FindingDraft d;
+        d.id = "loader.shadowed_copy";
+        d.subject = ctx.subject;
+        d.params = {{"context", ctx.description},
+                    {"name", r.name},
+                    {"chosen", r.chosen->path},
+                    {"chosen_version", chosen_version},
+                    {"via", r.chosen->source},
+                    {"shipped", other.path},
+                    {"shipped_version", shipped_version}};
+        if (chosen_version != shipped_version) {
+          d.severity = Severity::error;
+        }
+        add_steps(r, d);
+        out.add(std::move(d));
+        break;
+      }
+    }
+  }
+}
+
+// NVIDIA's stub libcuda (a link-time stand-in shipped in a toolkit's lib64/stubs) chosen over the
+// driver's library by any walk.
+void check_loader_stub(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out) {
+  std::set<std::string> reported;
+  for (const loader::LoadContext& ctx : contexts(facts, kb)) {
+    for (const loader::LoadStep& step : ctx.steps) {
+      const loader::Resolution& r = step.resolution;
+      if (step.role != loader::LibraryRole::driver || !r.chosen || !is_stub(r.chosen->real_path)
+          || !reported.insert(r.chosen->real_path + "|" + r.name).second) {
+        continue;
+      }
+      std::string real = "No real driver library is on the loader path either.";
+      for (const loader::Candidate& c : r.shadowed) {
+        if (!is_stub(c.real_path)) {
+          real = fmt::format("The driver's own library is there too ({}), later in the order.",
+                             c.path);
+          break;
+        }
+      }
+      std::vector<std::string> kept;
+      const auto env = facts.environment.find("LD_LIBRARY_PATH");
+      if (env != facts.environment.end()) {
+        for (std::string_view e : util::split(env->second, ':')) {
+          if (!e.empty() && e.find("/stubs") == std::string_view::npos) {
+            kept.emplace_back(e);
+          }
+        }
+      }
+      FindingDraft d;
+      d.id = "loader.stub_libcuda";
+      d.subject = r.chosen->path;
+      d.params = {{"stub", r.chosen->path},
+                  {"name", r.name},
+                  {"via", r.chosen->source},
+                  {"real", real},
+                  {"fix_command",
+                   kept.empty() ? std::string("unset LD_LIBRARY_PATH")
+                                : "export LD_LIBRARY_PATH=" + util::join(kept, ":")}};
+      add_steps(r, d);
+      out.add(std::move(d));
+    }
+  }
+}
+
+} // namespace doctor::checks
