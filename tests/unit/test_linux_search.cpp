@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/kb/knowledge_base.hpp>
+#include <doctor/loader/analysis.hpp>
 #include <doctor/loader/linux_search.hpp>
 
 #include <gtest/gtest.h>
@@ -21,9 +23,17 @@ public:
     b->format = "elf";
     b->bits = bits;
     b->machine = std::move(machine);
+    b->size = 4096;
     auto& ref = *b;
     m_files[path] = std::move(b);
     return ref;
+  }
+  // A file that is no ELF file (read_binary's "unknown": text, junk, empty).
+  facts::BinaryInfo& junk(const std::string& path, std::uint64_t size) {
+    auto& b = file(path, 0, "");
+    b.format = "unknown";
+    b.size = size;
+    return b;
   }
   void dir(const std::string& path) { m_dirs.insert({path, true}); }
   void link(const std::string& path, const std::string& target) { m_links[path] = target; }
@@ -148,14 +158,195 @@ TEST(linux_search, wrong_class_and_machine_are_skipped_silently_like_ld_so) {
   EXPECT_EQ(r.steps[1].outcome, "wrong machine: aarch64");
 }
 
-TEST(linux_search, tokens_expand_and_unknown_tokens_are_skipped) {
+TEST(linux_search, without_a_caller_the_process_class_and_machine_decide) {
+  FakeFs fs;
+  fs.file("/lib32/libz.so.1", 32, "i386");
+  fs.file("/arm/libz.so.1", 64, "aarch64");
+  fs.file("/ok/libz.so.1");
+  auto r = loader::resolve_linux("libz.so.1", {}, config("/lib32:/arm:/ok"), fs);
+  ASSERT_TRUE(r.chosen);
+  EXPECT_EQ(r.chosen->path, "/ok/libz.so.1");
+  EXPECT_EQ(r.steps[0].outcome, "wrong ELF class: 32-bit");
+  EXPECT_EQ(r.steps[1].outcome, "wrong machine: aarch64");
+
+  auto arm = config("/lib32:/arm:/ok");
+  arm.elf_machine = "aarch64";
+  r = loader::resolve_linux("libz.so.1", {}, arm, fs);
+  ASSERT_TRUE(r.chosen);
+  EXPECT_EQ(r.chosen->path, "/arm/libz.so.1");
+
+  auto unknown = config("/lib32:/arm:/ok");
+  unknown.elf_bits = 0;
+  unknown.elf_machine.clear();
+  r = loader::resolve_linux("libz.so.1", {}, unknown, fs);
+  ASSERT_TRUE(r.chosen);
+  EXPECT_EQ(r.chosen->path, "/lib32/libz.so.1") << "an unknown process class judges nothing";
+}
+
+TEST(linux_search, config_takes_the_process_class_from_the_architecture) {
+  facts::Facts f;
+  f.os.architecture = facts::Fact<std::string>::known("x86_64", "test");
+  auto c = loader::linux_config_from(f);
+  EXPECT_EQ(c.elf_bits, 64U);
+  EXPECT_EQ(c.elf_machine, "x86-64");
+  f.os.architecture = facts::Fact<std::string>::known("aarch64", "test");
+  c = loader::linux_config_from(f);
+  EXPECT_EQ(c.elf_bits, 64U);
+  EXPECT_EQ(c.elf_machine, "aarch64");
+  f.os.architecture = facts::Fact<std::string>::known("i686", "test");
+  c = loader::linux_config_from(f);
+  EXPECT_EQ(c.elf_bits, 32U);
+  EXPECT_EQ(c.elf_machine, "i386");
+  f.os.architecture = facts::Fact<std::string>::known("m68k", "test");
+  c = loader::linux_config_from(f);
+  EXPECT_EQ(c.elf_bits, 0U);
+  EXPECT_EQ(c.elf_machine, "");
+}
+
+TEST(linux_search, a_file_that_is_not_elf_ends_the_search_with_an_error) {
+  FakeFs fs;
+  fs.junk("/a/libcudnn.so.9", 130);
+  fs.junk("/a/libcudnn_ops.so.9", 0);
+  fs.file("/b/libcudnn.so.9");
+  fs.file("/b/libcudnn_ops.so.9");
+  const auto r = loader::resolve_linux("libcudnn.so.9", {}, config("/a:/b"), fs);
+  EXPECT_FALSE(r.chosen);
+  EXPECT_EQ(r.fatal_error, loader::k_error_not_elf);
+  EXPECT_EQ(r.fatal_message, "/a/libcudnn.so.9: invalid ELF header");
+  ASSERT_EQ(r.shadowed.size(), 1U) << "the good copy is listed as never reached";
+  EXPECT_EQ(r.shadowed[0].path, "/b/libcudnn.so.9");
+
+  const auto ops = loader::resolve_linux("libcudnn_ops.so.9", {}, config("/a:/b"), fs);
+  EXPECT_FALSE(ops.chosen);
+  EXPECT_EQ(ops.fatal_message, "/a/libcudnn_ops.so.9: file too short");
+
+  // A short file with the ELF magic is too short as well; after the winner a bad file is a note.
+  fs.file("/c/libz.so.1").size = 40;
+  fs.file("/d/libz.so.1");
+  fs.junk("/e/libz.so.1", 500);
+  const auto z = loader::resolve_linux("libz.so.1", {}, config("/c:/d"), fs);
+  EXPECT_EQ(z.fatal_message, "/c/libz.so.1: file too short");
+  const auto late = loader::resolve_linux("libz.so.1", {}, config("/d:/e"), fs);
+  ASSERT_TRUE(late.chosen);
+  EXPECT_EQ(late.fatal_error, 0U);
+}
+
+TEST(linux_search, ld_preload_answers_a_request_for_its_soname_first) {
+  FakeFs fs;
+  fs.file("/opt/preload/libcudnn.so.9").soname = "libcudnn.so.9";
+  fs.file("/opt/ldlp/libcudnn.so.9").soname = "libcudnn.so.9";
+  fs.file("/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4").soname = "libtcmalloc.so.4";
+  auto c = config("/opt/ldlp");
+  c.ld_preload = "libtcmalloc.so.4 /opt/preload/libcudnn.so.9";
+  const auto r = loader::resolve_linux("libcudnn.so.9", {}, c, fs);
+  ASSERT_TRUE(r.chosen);
+  EXPECT_EQ(r.chosen->path, "/opt/preload/libcudnn.so.9");
+  EXPECT_EQ(r.chosen->via, FoundVia::ld_preload);
+  EXPECT_EQ(loader::to_string(r.chosen->via), "LD_PRELOAD");
+  ASSERT_EQ(r.shadowed.size(), 1U) << "the normal search still lists the shadowed copy";
+  EXPECT_EQ(r.shadowed[0].path, "/opt/ldlp/libcudnn.so.9");
+  EXPECT_EQ(r.shadowed[0].via, FoundVia::ld_library_path);
+
+  // A bare preload name is searched; it answers its own name; other names search as usual.
+  const auto tc = loader::resolve_linux("libtcmalloc.so.4", {}, c, fs);
+  ASSERT_TRUE(tc.chosen);
+  EXPECT_EQ(tc.chosen->via, FoundVia::ld_preload);
+  EXPECT_EQ(tc.chosen->path, "/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4");
+  fs.file("/opt/ldlp/libz.so.1");
+  const auto z = loader::resolve_linux("libz.so.1", {}, c, fs);
+  ASSERT_TRUE(z.chosen);
+  EXPECT_EQ(z.chosen->via, FoundVia::ld_library_path);
+
+  // A preload that cannot load (wrong class) is ignored, as ld.so does.
+  fs.file("/opt/pre32/libcudnn.so.9", 32, "i386").soname = "libcudnn.so.9";
+  c.ld_preload = "/opt/pre32/libcudnn.so.9";
+  const auto r32 = loader::resolve_linux("libcudnn.so.9", {}, c, fs);
+  ASSERT_TRUE(r32.chosen);
+  EXPECT_EQ(r32.chosen->path, "/opt/ldlp/libcudnn.so.9");
+}
+
+TEST(linux_search, search_lists_split_like_glibc) {
+  EXPECT_EQ(loader::split_library_path("/a;/b:/c"),
+            (std::vector<std::string_view>{"/a", "/b", "/c"}));
+  EXPECT_EQ(loader::split_library_path("/a;;/b"), (std::vector<std::string_view>{"/a", "", "/b"}));
+  EXPECT_EQ(loader::split_preload_list(" /a.so:/b.so  c.so "),
+            (std::vector<std::string_view>{"/a.so", "/b.so", "c.so"}));
+  FakeFs fs;
+  fs.file("/b/libz.so.1");
+  const auto r = loader::resolve_linux("libz.so.1", {}, config("/a;/b"), fs);
+  ASSERT_TRUE(r.chosen);
+  EXPECT_EQ(r.chosen->path, "/b/libz.so.1");
+  EXPECT_EQ(r.chosen->via, FoundVia::ld_library_path);
+}
+
+// analysis.cpp: a framework loaded into a venv's python takes the interpreter's RPATH with the
+// $ORIGIN of its real file, not of the venv's link (which still names it in the source).
+TEST(linux_search, the_executables_origin_is_its_real_directory) {
+  FakeFs fs;
+  auto& python = fs.file("/opt/py/bin/python3.11");
+  python.rpath = {"$ORIGIN/../lib"};
+  fs.link("/venv/bin/python3", "/opt/py/bin/python3.11");
+  const std::string torch = "/venv/lib/python3.11/site-packages/torch";
+  fs.file(torch + "/lib/libtorch_cuda.so").needed = {"libcudnn.so.9"};
+  fs.file("/opt/py/lib/libcudnn.so.9");
+  fs.file("/venv/lib/libcudnn.so.9");
+  facts::Facts f;
+  f.linker.default_dirs = {"/lib", "/usr/lib"};
+  facts::PythonEnv env;
+  env.prefix = "/venv";
+  env.site_packages = facts::Fact<std::string>::known("/venv/lib/python3.11/site-packages", "test");
+  facts::Framework fw;
+  fw.name = "torch";
+  fw.location = torch;
+  fw.cuda_build = facts::Fact<bool>::known(true, "test");
+  env.frameworks.push_back(fw);
+  f.python_envs.push_back(env);
+  const auto kb = kb::KnowledgeBase::load_embedded();
+  ASSERT_TRUE(kb);
+  const auto contexts = loader::analyse_linux(f, *kb, fs);
+  const loader::Resolution* cudnn = nullptr;
+  for (const auto& ctx : contexts) {
+    for (const auto& step : ctx.steps) {
+      if (ctx.id == "torch:/venv" && step.resolution.name == "libcudnn.so.9") {
+        cudnn = &step.resolution;
+      }
+    }
+  }
+  ASSERT_NE(cudnn, nullptr);
+  ASSERT_TRUE(cudnn->chosen);
+  EXPECT_EQ(cudnn->chosen->path, "/opt/py/lib/libcudnn.so.9");
+  EXPECT_EQ(cudnn->chosen->source, "RPATH of /venv/bin/python3");
+}
+
+TEST(linux_search, tokens_expand_and_unknown_tokens_stay_literal) {
   const auto c = config();
   EXPECT_EQ(loader::expand_tokens("$ORIGIN/../lib", "/opt/x/bin/prog", c), "/opt/x/bin/../lib");
   EXPECT_EQ(loader::expand_tokens("${ORIGIN}/sub", "/opt/x/libA.so", c), "/opt/x/sub");
+  EXPECT_EQ(loader::expand_tokens("${ORIGIN}x", "/opt/x/libA.so", c), "/opt/xx");
   EXPECT_EQ(loader::expand_tokens("/usr/$LIB/cuda", "/x", c), "/usr/lib/x86_64-linux-gnu/cuda");
   EXPECT_EQ(loader::expand_tokens("/p/$PLATFORM", "/x", c), "/p/x86_64");
-  EXPECT_FALSE(loader::expand_tokens("/p/$HOME", "/x", c));
-  EXPECT_FALSE(loader::expand_tokens("/p/${ORIGIN", "/x", c));
+  // glibc's _dl_dst_substitute copies a '$' that starts no token (is_dst) as it is.
+  EXPECT_EQ(loader::expand_tokens("/p/$HOME", "/x", c), "/p/$HOME");
+  EXPECT_EQ(loader::expand_tokens("$ORIGIN/../$FOO", "/opt/app/lib/libapp.so", c),
+            "/opt/app/lib/../$FOO");
+  EXPECT_EQ(loader::expand_tokens("$ORIGINx/lib", "/opt/app/libapp.so", c), "$ORIGINx/lib");
+  EXPECT_EQ(loader::expand_tokens("/p/$LIBX/$LIB_2", "/x", c), "/p/$LIBX/$LIB_2");
+  EXPECT_EQ(loader::expand_tokens("/p/${ORIGIN", "/x", c), "/p/${ORIGIN");
+  EXPECT_EQ(loader::expand_tokens("/p/$", "/x", c), "/p/$");
+  // A known token without a value drops the entry.
+  EXPECT_FALSE(loader::expand_tokens("$ORIGIN/lib", "", c));
+}
+
+TEST(linux_search, an_unknown_token_entry_is_searched_literally) {
+  FakeFs fs;
+  auto& caller = fs.file("/opt/app/lib/libapp.so");
+  caller.runpath = {"$ORIGIN/../$FOO"};
+  fs.file("/opt/app/$FOO/libcudnn.so.9");
+  const auto r =
+      loader::resolve_linux("libcudnn.so.9", {{"/opt/app/lib/libapp.so", &caller}}, config(), fs);
+  ASSERT_TRUE(r.chosen);
+  EXPECT_EQ(r.chosen->path, "/opt/app/$FOO/libcudnn.so.9");
+  EXPECT_EQ(r.chosen->via, FoundVia::runpath);
 }
 
 TEST(linux_search, cache_takes_one_entry_of_the_right_architecture) {
@@ -187,6 +378,38 @@ TEST(linux_search, nodeflib_ignores_cache_entries_in_default_dirs_and_the_defaul
       {"libz.so.1", "/usr/lib/x86_64-linux-gnu/libz.so.1", "x86-64"}};
   const auto r = loader::resolve_linux("libz.so.1", {{"/app/libx.so", &caller}}, c, fs);
   EXPECT_FALSE(r.chosen);
+}
+
+TEST(linux_search, nodeflib_drops_cache_entries_below_a_default_dir_and_takes_no_other) {
+  FakeFs fs;
+  auto& caller = fs.file("/app/libx.so");
+  caller.nodeflib = true;
+  fs.file("/usr/lib/cudnn9/libcudnn_adv.so.9");
+  fs.file("/opt/cudnn/libcudnn_adv.so.9");
+  fs.file("/opt/cudnn/libcudnn_graph.so.9");
+  fs.file("/usr/library/libcudnn_graph.so.9");
+  auto c = config();
+  c.cache = std::vector<facts::LdCacheEntry>{
+      {"libcudnn_adv.so.9", "/usr/lib/cudnn9/libcudnn_adv.so.9", "x86-64"},
+      {"libcudnn_adv.so.9", "/opt/cudnn/libcudnn_adv.so.9", "x86-64"},
+      {"libcudnn_graph.so.9", "/usr/library/libcudnn_graph.so.9", "x86-64"}};
+  const auto adv = loader::resolve_linux("libcudnn_adv.so.9", {{"/app/libx.so", &caller}}, c, fs);
+  EXPECT_FALSE(adv.chosen) << "a prefix match on /usr/lib/ drops the entry, and ld.so takes "
+                              "one cache entry only";
+  bool noted = false;
+  for (const auto& s : adv.steps) {
+    EXPECT_NE(s.path, "/opt/cudnn/libcudnn_adv.so.9");
+    noted = noted
+            || (s.path == "/usr/lib/cudnn9/libcudnn_adv.so.9"
+                && s.outcome.find("DF_1_NODEFLIB") != std::string::npos);
+  }
+  EXPECT_TRUE(noted);
+  // The prefix is a whole directory: /usr/library is not below /usr/lib.
+  const auto graph =
+      loader::resolve_linux("libcudnn_graph.so.9", {{"/app/libx.so", &caller}}, c, fs);
+  ASSERT_TRUE(graph.chosen);
+  EXPECT_EQ(graph.chosen->path, "/usr/library/libcudnn_graph.so.9");
+  EXPECT_EQ(graph.chosen->via, FoundVia::ld_so_cache);
 }
 
 TEST(linux_search, not_found_lists_every_path_in_order) {

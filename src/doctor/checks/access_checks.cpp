@@ -2,6 +2,7 @@
 #include "checks.hpp"
 #include "helpers.hpp"
 
+#include <doctor/loader/linux_search.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <algorithm>
@@ -58,6 +59,14 @@ const facts::ProbedPath* probed(const facts::Facts& facts, const std::string& pa
     }
   }
   return nullptr;
+}
+
+// An absolute directory as the collector records it ("/opt/shared/" -> "/opt/shared").
+std::string without_trailing_slashes(std::string_view dir) {
+  while (dir.size() > 1 && dir.back() == '/') {
+    dir.remove_suffix(1);
+  }
+  return std::string(dir);
 }
 
 // The mount a path lives on: the longest mount point that is a prefix of it.
@@ -162,16 +171,19 @@ void check_search_paths(const facts::Facts& facts, const kb::KnowledgeBase&, Fin
     if (it == facts.environment.end()) {
       continue;
     }
+    // ld.so splits LD_LIBRARY_PATH at ':' and ';' (loader::split_library_path); PATH is split
+    // at ':' only (execvp).
+    const std::string_view var_name = var;
+    const std::vector<std::string_view> entries = var_name == "LD_LIBRARY_PATH"
+                                                      ? loader::split_library_path(it->second)
+                                                      : util::split(it->second, ':');
     std::size_t position = 0;
-    for (std::string_view entry : util::split(it->second, ':')) {
+    for (std::string_view entry : entries) {
       ++position;
       if (entry.empty() || entry.front() != '/') {
         continue;
       }
-      std::string dir(entry);
-      while (dir.size() > 1 && dir.back() == '/') {
-        dir.pop_back();
-      }
+      const std::string dir = without_trailing_slashes(entry);
       const facts::ProbedPath* p = probed(facts, dir);
       if (p == nullptr || !p->exists || p->kind != "directory") {
         continue;
@@ -214,12 +226,16 @@ void check_unsafe_runpaths(const facts::Facts& facts, const kb::KnowledgeBase&, 
       for (const std::string& e : *entries) {
         std::string why;
         std::string tag = "cwd";
+        // Relative is what is relative after ld.so's token expansion: "$ORIGIN/x" is not,
+        // "$ORIGINx/lib" (no token, glibc's is_dst) or "$LIB/x" is.
+        const auto expanded = loader::expand_tokens(e, b.path, loader::LinuxLoaderConfig{});
         if (e.empty()) {
           why = "an empty entry, which ld.so takes as the current directory";
-        } else if (e.front() != '/' && !e.starts_with("$ORIGIN") && !e.starts_with("${ORIGIN}")) {
+        } else if (expanded && (expanded->empty() || expanded->front() != '/')) {
           why = "relative to the current directory of whatever program loads it";
         } else if (e.front() == '/') {
-          const facts::ProbedPath* p = probed(facts, e);
+          // The collector probed every absolute entry of every binary it read (normalised).
+          const facts::ProbedPath* p = probed(facts, without_trailing_slashes(e));
           if (p != nullptr && p->exists && (mode_bits(p->mode) & 0002U) != 0) {
             why = fmt::format("a directory any user can write to (mode {})", p->mode);
             tag = "writable";

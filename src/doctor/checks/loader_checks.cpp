@@ -3,6 +3,7 @@
 #include "helpers.hpp"
 
 #include <doctor/loader/analysis.hpp>
+#include <doctor/loader/linux_search.hpp>
 #include <doctor/loader/probes.hpp>
 #include <doctor/util/strings.hpp>
 
@@ -252,7 +253,7 @@ void check_loader_stub(const facts::Facts& facts, const kb::KnowledgeBase& kb, F
       std::vector<std::string> kept;
       const auto env = facts.environment.find("LD_LIBRARY_PATH");
       if (env != facts.environment.end()) {
-        for (std::string_view e : util::split(env->second, ':')) {
+        for (std::string_view e : loader::split_library_path(env->second)) {
           if (!e.empty() && e.find("/stubs") == std::string_view::npos) {
             kept.emplace_back(e);
           }

@@ -110,9 +110,13 @@ public:
     }
     std::vector<LoaderObject> chain{{start_path, st.binary}};
     if (!python.empty()) {
+      // The executable's $ORIGIN is the directory of its real file, links resolved: glibc's
+      // _dl_get_origin (sysdeps/unix/sysv/linux/dl-origin.c) reads /proc/self/exe, unlike a
+      // library's, which is the directory of the path it was opened by (_dl_new_object). A
+      // venv's bin/python3 is a link to the base interpreter.
       const PathState py = m_probe.probe(python);
       if (py.exists) {
-        chain.push_back(LoaderObject{python, py.binary});
+        chain.push_back(LoaderObject{python, py.binary, py.real_path});
       }
     }
     for (const std::string& dep : st.binary->needed) {

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <set>
 
 namespace doctor::loader {
@@ -18,15 +20,19 @@ namespace {
 // directories, in priority order").
 constexpr const char* k_hwcaps_x86_64[] = {"x86-64-v4", "x86-64-v3", "x86-64-v2"};
 
-// The cache's architecture tag for an ELF machine as BinaryInfo names it.
-std::string cache_arch_for(const facts::BinaryInfo* caller) {
-  if (caller == nullptr || caller->machine.empty()) {
-    return "x86-64";
+// The cache's architecture tag (ld_so_cache.cpp's names) for an ELF machine as BinaryInfo names
+// it: the same words, except RISC-V. "" (machine unknown): every entry is taken as fitting.
+std::string cache_arch_for(std::string_view machine) {
+  if (machine == "riscv") {
+    return "riscv64";
   }
-  if (caller->machine == "x86-64" || caller->machine == "i386" || caller->machine == "aarch64") {
-    return caller->machine;
-  }
-  return caller->machine;
+  return std::string(machine);
+}
+
+// The size of the ELF header of a process's class: glibc's open_verify fails with "file too
+// short" below it (elf/dl-load.c, fbp->len < sizeof (ElfW(Ehdr))).
+std::uint64_t elf_header_size(unsigned bits) {
+  return bits == 32 ? 52U : 64U;
 }
 
 class Search {
@@ -34,11 +40,13 @@ public:
   Search(std::string_view name,
          const std::vector<LoaderObject>& chain,
          const LinuxLoaderConfig& config,
-         FileProbe& probe)
+         FileProbe& probe,
+         bool use_preload)
       : m_name(name)
       , m_chain(chain)
       , m_config(config)
-      , m_probe(probe) {
+      , m_probe(probe)
+      , m_use_preload(use_preload) {
     m_result.name = std::string(name);
     m_result.requested_by = chain.empty() ? std::string() : chain.front().path;
   }
@@ -49,6 +57,22 @@ private:
   const facts::BinaryInfo* caller() const {
     return m_chain.empty() ? nullptr : m_chain.front().binary;
   }
+  // The process's ELF class and machine: the caller's, else the configured ones (glibc compares
+  // with its own, ELFW(CLASS) and elf_machine_matches_host, which the caller shares).
+  unsigned process_bits() const {
+    const facts::BinaryInfo* me = caller();
+    return me != nullptr && me->bits != 0 ? me->bits : m_config.elf_bits;
+  }
+  std::string_view process_machine() const {
+    const facts::BinaryInfo* me = caller();
+    return me != nullptr && !me->machine.empty() ? std::string_view(me->machine)
+                                                 : std::string_view(m_config.elf_machine);
+  }
+
+  // Answers from an LD_PRELOAD object of this name or SONAME, if any.
+  void try_preloaded();
+  // A candidate that is no ELF file: dlopen fails there (the first time), or a note after that.
+  void fail_at(const std::string& path, FoundVia via, const std::string& source, std::string why);
 
   // Tries `dir`/name (after the glibc-hwcaps subdirectories of `dir` that exist).
   void try_dir(const std::string& dir, FoundVia via, const std::string& source);
@@ -63,6 +87,7 @@ private:
   const std::vector<LoaderObject>& m_chain;
   const LinuxLoaderConfig& m_config;
   FileProbe& m_probe;
+  bool m_use_preload = true;
   Resolution m_result;
   std::set<std::string> m_seen_real;
   std::set<std::string> m_tried;
@@ -75,9 +100,27 @@ void Search::skip(FoundVia via,
   m_result.steps.push_back(SearchStep{via, source, what, std::move(why), false});
 }
 
-// A candidate loads if it is a regular file whose ELF class and machine match the caller's;
-// otherwise ld.so moves on silently ("wrong ELF class"), which is exactly why a 32-bit copy
-// early on the path never explains itself at run time.
+// glibc's open_verify (elf/dl-load.c) reads the header of every candidate. Too short for an ELF
+// header ("file too short") or without the ELF magic ("invalid ELF header") is fatal: it signals
+// the error and dlopen fails, although a good copy may come later. The model records the failure
+// once and lists what the search would have met afterwards, so the report can name the good copy.
+void Search::fail_at(const std::string& path,
+                     FoundVia via,
+                     const std::string& source,
+                     std::string why) {
+  if (m_result.chosen || m_result.fatal_error != 0) {
+    skip(via, source, path, fmt::format("{} (dlopen would fail here)", why));
+    return;
+  }
+  m_result.fatal_error = k_error_not_elf;
+  m_result.fatal_message = fmt::format("{}: {}", path, why);
+  skip(via, source, path, fmt::format("{}: dlopen fails here and searches no further", why));
+}
+
+// A candidate loads if it is a regular file whose ELF class and machine match the process's;
+// otherwise ld.so moves on silently ("wrong ELF class": open_verify sets found_other_class and
+// goes on; elf_machine_matches_host likewise), which is exactly why a 32-bit copy early on the
+// path never explains itself at run time.
 void Search::try_file(const std::string& path, FoundVia via, const std::string& source) {
   if (!m_tried.insert(path).second) {
     skip(via, source, path, "already tried");
@@ -93,35 +136,83 @@ void Search::try_file(const std::string& path, FoundVia via, const std::string& 
     skip(via, source, path, st.is_dir ? "a directory" : "absent");
     return;
   }
-  const facts::BinaryInfo* me = caller();
+  const unsigned bits = process_bits();
+  const std::string_view machine = process_machine();
   if (st.binary != nullptr) {
-    if (st.binary->format != "elf") {
-      skip(via, source, path, fmt::format("not an ELF file ({})", st.binary->format));
+    const facts::BinaryInfo& b = *st.binary;
+    if (!b.problems.empty() && b.problems.front().starts_with("cannot be read")) {
+      // open() fails (EACCES): open_path tries the next directory.
+      skip(via, source, path, b.problems.front());
       return;
     }
-    if (me != nullptr && me->bits != 0 && st.binary->bits != 0 && me->bits != st.binary->bits) {
-      skip(via, source, path, fmt::format("wrong ELF class: {}-bit", st.binary->bits));
+    // The length is tested before the magic. An ELF file of size 0 is one whose size was not
+    // recorded (an empty file has no ELF magic): not judged.
+    const bool elf = b.format == "elf";
+    if (b.size < elf_header_size(bits) && (!elf || b.size != 0)) {
+      fail_at(path, via, source, "file too short");
       return;
     }
-    if (me != nullptr && !me->machine.empty() && !st.binary->machine.empty()
-        && me->machine != st.binary->machine) {
-      skip(via, source, path, fmt::format("wrong machine: {}", st.binary->machine));
+    if (!elf) {
+      fail_at(path, via, source, "invalid ELF header");
+      return;
+    }
+    if (bits != 0 && b.bits != 0 && bits != b.bits) {
+      skip(via, source, path, fmt::format("wrong ELF class: {}-bit", b.bits));
+      return;
+    }
+    if (!machine.empty() && !b.machine.empty() && machine != b.machine) {
+      skip(via, source, path, fmt::format("wrong machine: {}", b.machine));
       return;
     }
   }
   Candidate c{path, st.real_path.empty() ? path : st.real_path, via, source, st.binary};
-  if (!m_result.chosen) {
+  if (!m_result.chosen && m_result.fatal_error == 0) {
     m_result.steps.push_back(SearchStep{via, source, path, "found", true});
     m_seen_real.insert(c.real_path);
     m_result.chosen = std::move(c);
     return;
   }
   if (m_seen_real.insert(c.real_path).second) {
-    m_result.steps.push_back(
-        SearchStep{via, source, path, "also here, but later in the order", true});
+    m_result.steps.push_back(SearchStep{via,
+                                        source,
+                                        path,
+                                        m_result.chosen ? "also here, but later in the order"
+                                                        : "loadable, but the search failed before",
+                                        true});
     m_result.shadowed.push_back(std::move(c));
   } else {
     m_result.steps.push_back(SearchStep{via, source, path, "the same file again", true});
+  }
+}
+
+// glibc's rtld (elf/rtld.c, handle_preload_list -> do_preload) maps every LD_PRELOAD object
+// before the program's own dependencies, searching a bare name as the main program would (the
+// model: a program without RPATH or RUNPATH); one that fails to load is ignored with a warning.
+// _dl_map_object (elf/dl-load.c) then answers any request whose name matches a loaded object's
+// name (_dl_name_match_p) or its DT_SONAME before it searches anything.
+void Search::try_preloaded() {
+  for (std::string_view entry : split_preload_list(m_config.ld_preload)) {
+    const Resolution pre = Search(entry, {}, m_config, m_probe, false).run();
+    if (!pre.chosen) {
+      continue;
+    }
+    const bool by_soname = pre.chosen->binary != nullptr && pre.chosen->binary->soname == m_name;
+    if (!by_soname && entry != m_name && pre.chosen->path != m_name) {
+      continue;
+    }
+    Candidate c = *pre.chosen;
+    c.via = FoundVia::ld_preload;
+    c.source = "LD_PRELOAD";
+    m_result.steps.push_back(
+        SearchStep{FoundVia::ld_preload,
+                   "LD_PRELOAD",
+                   c.path,
+                   by_soname ? "found: preloaded, and its SONAME is the name asked for"
+                             : "found: preloaded under this name",
+                   true});
+    m_seen_real.insert(c.real_path);
+    m_result.chosen = std::move(c);
+    return;
   }
 }
 
@@ -144,7 +235,7 @@ void Search::search_list(const std::vector<std::string>& entries,
   for (const std::string& entry : entries) {
     const auto dir = expand_tokens(entry, object_path, m_config);
     if (!dir) {
-      skip(via, source, entry, "skipped: unknown $TOKEN (ld.so ignores such entries)");
+      skip(via, source, entry, "skipped: $ORIGIN has no value here (ld.so drops such entries)");
       continue;
     }
     if (dir->empty() || dir->front() != '/') {
@@ -159,6 +250,9 @@ void Search::search_list(const std::vector<std::string>& entries,
 }
 
 Resolution Search::run() {
+  if (m_use_preload && !m_config.ld_preload.empty()) {
+    try_preloaded();
+  }
   if (m_name.find('/') != std::string::npos) {
     try_file(platform::normalize_path(m_name), FoundVia::direct, "path given");
     return std::move(m_result);
@@ -179,15 +273,13 @@ Resolution Search::run() {
         skip(FoundVia::rpath, "RPATH of " + obj.path, "", "skipped: that object has a RUNPATH");
         continue;
       }
-      search_list(obj.binary->rpath, obj.path, FoundVia::rpath, "RPATH of " + obj.path);
+      search_list(obj.binary->rpath, obj.origin(), FoundVia::rpath, "RPATH of " + obj.path);
     }
   }
 
   // 2. LD_LIBRARY_PATH: ':' or ';' separated; an empty entry is the current directory.
   if (m_config.ld_library_path_set) {
-    std::string value = m_config.ld_library_path;
-    std::replace(value.begin(), value.end(), ';', ':');
-    for (std::string_view entry : util::split(value, ':')) {
+    for (std::string_view entry : split_library_path(m_config.ld_library_path)) {
       if (entry.empty()) {
         skip(FoundVia::ld_library_path,
              "LD_LIBRARY_PATH",
@@ -203,41 +295,46 @@ Resolution Search::run() {
 
   // 3. DT_RUNPATH of the caller only: it is not inherited by what the caller loads.
   if (caller_has_runpath) {
-    search_list(
-        me->runpath, m_chain.front().path, FoundVia::runpath, "RUNPATH of " + m_chain.front().path);
+    search_list(me->runpath,
+                m_chain.front().origin(),
+                FoundVia::runpath,
+                "RUNPATH of " + m_chain.front().path);
   }
 
-  // 4. /etc/ld.so.cache: the first entry of the right architecture. A caller with
-  //    DF_1_NODEFLIB ignores entries in the default directories.
+  // 4. /etc/ld.so.cache: the first entry of the right architecture (_dl_load_cache_lookup
+  //    returns one). A caller with DF_1_NODEFLIB drops that entry if its path starts with one
+  //    of the system directories (_dl_map_object: memcmp with each of system_dirs, which end in
+  //    '/'), so also entries in their subdirectories, and then uses no other cache entry.
   const bool nodeflib = me != nullptr && me->nodeflib;
   if (!m_config.cache) {
     skip(FoundVia::ld_so_cache, "ld.so.cache", "/etc/ld.so.cache", "absent or unreadable");
   } else {
-    const std::string arch = cache_arch_for(me);
+    const std::string arch = cache_arch_for(process_machine());
     bool any = false;
     for (const facts::LdCacheEntry& e : *m_config.cache) {
       if (e.name != m_name) {
         continue;
       }
       any = true;
-      if (e.arch != arch) {
+      if (!arch.empty() && e.arch != arch) {
         skip(FoundVia::ld_so_cache,
              "ld.so.cache",
              e.path,
              fmt::format("skipped: built for {}", e.arch));
         continue;
       }
-      const std::string dir = platform::parent_path(e.path);
-      if (nodeflib
-          && std::find(m_config.default_dirs.begin(), m_config.default_dirs.end(), dir)
-                 != m_config.default_dirs.end()) {
+      const bool in_system_dir = std::any_of(
+          m_config.default_dirs.begin(), m_config.default_dirs.end(), [&](const std::string& dir) {
+            return e.path.starts_with(dir.ends_with('/') ? dir : dir + "/");
+          });
+      if (nodeflib && in_system_dir) {
         skip(FoundVia::ld_so_cache,
              "ld.so.cache",
              e.path,
-             "skipped: the caller has DF_1_NODEFLIB and this is a default directory");
-        continue;
+             "skipped: the caller has DF_1_NODEFLIB and this is under a default directory");
+      } else {
+        try_file(platform::normalize_path(e.path), FoundVia::ld_so_cache, "ld.so.cache");
       }
-      try_file(platform::normalize_path(e.path), FoundVia::ld_so_cache, "ld.so.cache");
       break; // ld.so takes one cache entry
     }
     if (!any) {
@@ -256,6 +353,27 @@ Resolution Search::run() {
   return std::move(m_result);
 }
 
+// uname -m's names and the ELF class and machine (BinaryInfo's names) of that machine's native
+// processes. A machine not listed gets no class or machine check.
+struct NativeElf {
+  std::string_view uname_machine;
+  unsigned bits;
+  const char* machine;
+};
+constexpr NativeElf k_native_elf[] = {
+    {"x86_64", 64, "x86-64"},
+    {"aarch64", 64, "aarch64"},
+    {"arm64", 64, "aarch64"},
+    {"ppc64le", 64, "ppc64"},
+    {"ppc64", 64, "ppc64"},
+    {"s390x", 64, "s390"},
+    {"riscv64", 64, "riscv"},
+    {"i386", 32, "i386"},
+    {"i486", 32, "i386"},
+    {"i586", 32, "i386"},
+    {"i686", 32, "i386"},
+};
+
 } // namespace
 
 LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
@@ -263,6 +381,9 @@ LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
   if (const auto it = facts.environment.find("LD_LIBRARY_PATH"); it != facts.environment.end()) {
     c.ld_library_path = it->second;
     c.ld_library_path_set = true;
+  }
+  if (const auto it = facts.environment.find("LD_PRELOAD"); it != facts.environment.end()) {
+    c.ld_preload = it->second;
   }
   if (facts.linker.cache) {
     c.cache = *facts.linker.cache;
@@ -278,9 +399,45 @@ LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
                          != c.default_dirs.end();
   c.lib_token = multiarch ? "lib/" + triplet : "lib64";
   c.platform_token = arch;
+  // The process's ELF class and machine, for callers whose own are unknown: ld.so runs in the
+  // machine's native class (e_machine as elf/elf.h numbers it: EM_X86_64, EM_AARCH64, …).
+  const auto native = std::find_if(std::begin(k_native_elf),
+                                   std::end(k_native_elf),
+                                   [&](const NativeElf& n) { return n.uname_machine == arch; });
+  c.elf_bits = native != std::end(k_native_elf) ? native->bits : 0;
+  c.elf_machine = native != std::end(k_native_elf) ? native->machine : "";
   return c;
 }
 
+namespace {
+
+// glibc's is_dst (elf/dl-load.c): the length of token `ref` at `input` (just after a '$'), as
+// "REF" or "{REF}", counting the braces; 0 if it is not there, not closed, or followed by a
+// character that continues an identifier ("$ORIGINx", "$LIBX").
+std::size_t dst_length(std::string_view input, std::string_view ref) {
+  const bool curly = input.starts_with('{');
+  if (curly) {
+    input.remove_prefix(1);
+  }
+  if (!input.starts_with(ref)) {
+    return 0;
+  }
+  const char next = input.size() > ref.size() ? input[ref.size()] : '\0';
+  if (curly && next != '}') {
+    return 0;
+  }
+  const bool identifier = (next >= 'A' && next <= 'Z') || (next >= 'a' && next <= 'z')
+                          || (next >= '0' && next <= '9') || next == '_';
+  if (identifier) {
+    return 0;
+  }
+  return curly ? ref.size() + 2 : ref.size();
+}
+
+} // namespace
+
+// glibc's _dl_dst_substitute (elf/dl-load.c): a known token is replaced; a known token without
+// a value discards the whole entry; any other '$' is copied as it is and the text after it too.
 std::optional<std::string> expand_tokens(std::string_view entry,
                                          std::string_view object_path,
                                          const LinuxLoaderConfig& config) {
@@ -291,37 +448,49 @@ std::optional<std::string> expand_tokens(std::string_view entry,
       out += entry[i++];
       continue;
     }
-    std::string_view rest = entry.substr(i + 1);
-    std::string_view token;
-    std::size_t used = 0;
-    if (!rest.empty() && rest.front() == '{') {
-      const auto close = rest.find('}');
-      if (close == std::string_view::npos) {
-        return std::nullopt;
-      }
-      token = rest.substr(1, close - 1);
-      used = close + 1;
-    } else {
-      std::size_t n = 0;
-      while (n < rest.size() && ((rest[n] >= 'A' && rest[n] <= 'Z') || rest[n] == '_')) {
-        ++n;
-      }
-      token = rest.substr(0, n);
-      used = n;
-    }
-    if (token == "ORIGIN") {
+    const std::string_view rest = entry.substr(i + 1);
+    const std::size_t origin_len = dst_length(rest, "ORIGIN");
+    const std::size_t platform_len = origin_len != 0 ? 0 : dst_length(rest, "PLATFORM");
+    const std::size_t lib_len = origin_len != 0 || platform_len != 0 ? 0 : dst_length(rest, "LIB");
+    if (origin_len != 0) {
       if (object_path.empty()) {
         return std::nullopt;
       }
       out += platform::parent_path(object_path);
-    } else if (token == "LIB") {
-      out += config.lib_token;
-    } else if (token == "PLATFORM") {
+    } else if (platform_len != 0) {
       out += config.platform_token;
+    } else if (lib_len != 0) {
+      out += config.lib_token;
     } else {
-      return std::nullopt;
+      out += '$';
     }
-    i += 1 + used;
+    i += 1 + origin_len + platform_len + lib_len;
+  }
+  return out;
+}
+
+std::vector<std::string_view> split_library_path(std::string_view value) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = value.find_first_of(":;", start);
+    out.push_back(value.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) {
+      return out;
+    }
+    start = end + 1;
+  }
+}
+
+std::vector<std::string_view> split_preload_list(std::string_view value) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (start < value.size()) {
+    const std::size_t end = std::min(value.find_first_of(" :", start), value.size());
+    if (end > start) {
+      out.push_back(value.substr(start, end - start));
+    }
+    start = end + 1;
   }
   return out;
 }
@@ -330,7 +499,7 @@ Resolution resolve_linux(std::string_view name,
                          const std::vector<LoaderObject>& chain,
                          const LinuxLoaderConfig& config,
                          FileProbe& probe) {
-  return Search(name, chain, config, probe).run();
+  return Search(name, chain, config, probe, true).run();
 }
 
 } // namespace doctor::loader

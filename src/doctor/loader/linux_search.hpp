@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 // The Linux dynamic loader's search for a library requested by name (a DT_NEEDED entry or a
@@ -17,36 +18,71 @@
 namespace doctor::loader {
 
 // An object in the chain of loaders: the one that asks first, the executable last. Its path is
-// the one it was loaded by (not its real path): $ORIGIN is that path's directory.
+// the one it was loaded by (not its real path): $ORIGIN is that path's directory, unless
+// `origin_path` is set. The executable's $ORIGIN is the directory of its real file (glibc's
+// _dl_get_origin reads /proc/self/exe), so callers give it that real path there.
 struct LoaderObject {
+  LoaderObject() = default;
+  LoaderObject(std::string object_path,
+               const facts::BinaryInfo* object_binary,
+               std::string real_path = std::string())
+      : path(std::move(object_path))
+      , binary(object_binary)
+      , origin_path(std::move(real_path)) {}
+
   std::string path;
   const facts::BinaryInfo* binary = nullptr; // nullptr: unknown object (no RPATH/RUNPATH)
+  std::string origin_path;                   // "": `path`
+  const std::string& origin() const { return origin_path.empty() ? path : origin_path; }
 };
 
 // The examined system's loader settings.
 struct LinuxLoaderConfig {
   std::string ld_library_path; // raw value (':' or ';' separated; empty entries mean ".")
   bool ld_library_path_set = false;
+  std::string ld_preload; // raw value (' ' or ':' separated); empty: none
   std::optional<std::vector<facts::LdCacheEntry>> cache; // nullopt: no usable /etc/ld.so.cache
   std::vector<std::string> default_dirs;
   std::string lib_token = "lib64";       // $LIB
   std::string platform_token = "x86_64"; // $PLATFORM
+  // The ELF class and machine of the process (of its ld.so), used when the caller's own are
+  // unknown (a program without RPATH). 0 / "": unknown, nothing is skipped for them.
+  unsigned elf_bits = 64;
+  std::string elf_machine = "x86-64"; // BinaryInfo::machine's names
 };
+
+// dlopen()'s error for a candidate that is not a loadable ELF file. glibc passes no errno with
+// these messages (open_verify's errval stays 0); the model reports ENOEXEC, what execve(2)
+// returns for the same file, so that Resolution::fatal_error is non-zero as on Windows.
+inline constexpr unsigned k_error_not_elf = 8;
+
+// Splits LD_LIBRARY_PATH at ':' and ';', as glibc's decompose_rpath / fillin_rpath do
+// (elf/dl-load.c, the ":;" delimiters), keeping empty entries (they mean the current directory).
+std::vector<std::string_view> split_library_path(std::string_view value);
+
+// Splits LD_PRELOAD at ' ' and ':', as glibc's handle_preload_list does (elf/rtld.c,
+// strcspn (p, " :")), dropping empty entries.
+std::vector<std::string_view> split_preload_list(std::string_view value);
 
 // Builds the configuration from the facts (environment, ld.so.cache, default directories,
 // architecture).
 LinuxLoaderConfig linux_config_from(const facts::Facts& facts);
 
 // Resolves `name` for `chain` (chain[0] asks; empty chain: a program without RPATH or RUNPATH).
+// An object preloaded through LD_PRELOAD whose SONAME (or preload name) is `name` answers first.
 // A name with a '/' is opened as given. Candidates whose ELF class or machine differs from the
-// caller's are skipped, as ld.so does. The search goes on past the winner to list shadowed copies.
+// caller's (or the process's, in `config`) are skipped, as ld.so does; a candidate that is no
+// ELF file at all ends the search with `fatal_error` and no `chosen`, as dlopen fails there. The
+// search goes on past the winner to list shadowed copies.
 Resolution resolve_linux(std::string_view name,
                          const std::vector<LoaderObject>& chain,
                          const LinuxLoaderConfig& config,
                          FileProbe& probe);
 
 // Expands $ORIGIN, $LIB and $PLATFORM (also in ${…} form) in an RPATH/RUNPATH entry of an object
-// found at `object_path`. Returns nullopt for an entry that uses an unknown token.
+// found at `object_path`; any other '$' (an unknown $NAME, "$ORIGINx", an unclosed "${") stays
+// literally. Returns nullopt for an entry that uses $ORIGIN where it has no value (no
+// `object_path`), which ld.so drops.
 std::optional<std::string> expand_tokens(std::string_view entry,
                                          std::string_view object_path,
                                          const LinuxLoaderConfig& config);

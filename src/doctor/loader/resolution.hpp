@@ -34,11 +34,13 @@ enum class FoundVia {
   windows_dir,   // GetWindowsDirectory()
   current_dir,   // the process's current directory
   path,          // the PATH environment variable
+  // Linux, appended: an object LD_PRELOAD loaded before the program, answering by its SONAME
+  ld_preload,
 };
 
 // "direct", "rpath", "LD_LIBRARY_PATH", "runpath", "ld.so.cache", "default", "KnownDLLs",
 // "already loaded", "app dir", "DLL load dir", "add_dll_directory", "System32", "System",
-// "Windows", "current dir", "PATH".
+// "Windows", "current dir", "PATH", "LD_PRELOAD".
 constexpr std::string_view to_string(FoundVia via) {
   switch (via) {
   case FoundVia::direct:
@@ -73,6 +75,8 @@ constexpr std::string_view to_string(FoundVia via) {
     return "current dir";
   case FoundVia::path:
     return "PATH";
+  case FoundVia::ld_preload:
+    return "LD_PRELOAD";
   }
   return "direct";
 }
@@ -101,10 +105,13 @@ struct Resolution {
   std::vector<SearchStep> steps;   // every path considered, in order, also after the winner
   std::vector<Candidate> shadowed; // loadable copies later in the order (other real files)
   bool unknown = false;            // some path could not be judged (a snapshot without it)
-  // Windows only: the loader stops at the first file of the name, so `chosen` may be a file it
-  // cannot load; then this is the error LoadLibrary returns (193: ERROR_BAD_EXE_FORMAT, a DLL of
-  // another architecture). 0: `chosen` loads. Linux skips such files and never sets it.
+  // The load fails at a file the search met. Windows: the loader stops at the first file of the
+  // name, so `chosen` may be a file it cannot load; then this is the error LoadLibrary returns
+  // (193: ERROR_BAD_EXE_FORMAT, a DLL of another architecture). Linux: ld.so skips files of
+  // another ELF class or machine but fails on one that is no ELF file at all; then `chosen` is
+  // empty, this is k_error_not_elf (linux_search.hpp) and `fatal_message` says why. 0: no failure.
   unsigned fatal_error = 0;
+  std::string fatal_message; // Linux: dlerror()'s text, "/a/libx.so: invalid ELF header"
 };
 
 } // namespace doctor::loader

@@ -27,7 +27,5 @@ CASES = [
     {"name": "libcudnn.so.9",
      "found": "/opt/ldlp64/libcudnn.so.9", "via": "LD_LIBRARY_PATH",
      "considered_contains": [{"path": "/opt/ldlp32/libcudnn.so.9", "outcome": "wrong ELF class"}],
-     "real": True,
-     "xfail": "with no caller object (a program without RPATH) the model checks no ELF class and "
-              "picks the 32-bit copy; glibc in a 64-bit program skips it"},
+     "real": True},
 ]

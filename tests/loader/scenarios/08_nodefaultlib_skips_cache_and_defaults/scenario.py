@@ -39,8 +39,9 @@ CASES = [
     {"name": "libcudnn_graph.so.9", "args": NODEFLIB,
      "found": "/opt/cudnn/lib/libcudnn_graph.so.9", "via": "ld.so.cache"},
     {"name": "libcudnn_adv.so.9", "args": NODEFLIB, "found": None,
-     "xfail": "the model drops a cache entry only when its directory equals a default directory; "
-              "glibc drops every entry below one (prefix match on \"/usr/lib/\")"},
+     "considered_contains": [{"path": "/usr/lib/cudnn9/libcudnn_adv.so.9", "via": "ld.so.cache",
+                              "outcome": "DF_1_NODEFLIB"}],
+     "considered_lacks": ["/usr/lib/libcudnn_adv.so.9"]},
     # The contrast: without NODEFLIB the cache and the default directories are used.
     {"name": "libcudnn.so.9", "args": PLAIN,
      "found": "/usr/lib/x86_64-linux-gnu/libcudnn.so.9", "via": "ld.so.cache"},

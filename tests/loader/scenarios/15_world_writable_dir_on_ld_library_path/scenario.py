@@ -37,8 +37,6 @@ CHECK = [
     # resolver; the planting check must too.
     {"env": {"LD_LIBRARY_PATH": "/usr/local/cuda-12.4/lib64;/opt/shared"},
      "ids": ["security.writable_search_dir"],
-     "message_contains": {"security.writable_search_dir": ["/opt/shared (mode 0777)"]},
-     "xfail": "LD_LIBRARY_PATH is split at ':' only by check_search_paths (access_checks.cpp) and by "
-              "collect_loader's Environment::list (which probes the directories), so "
-              "'/usr/local/cuda-12.4/lib64;/opt/shared' is one entry and /opt/shared goes unchecked"},
+     "message_contains": {"security.writable_search_dir": [
+         "/opt/shared (mode 0777) is entry 2 of LD_LIBRARY_PATH"]}},
 ]

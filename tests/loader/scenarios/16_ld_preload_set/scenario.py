@@ -27,9 +27,10 @@ CHECK = [
     {"absent": ["security.ld_preload"]},
 ]
 CASES = [
-    {"name": "libcudnn.so.9", "env": {"LD_PRELOAD": PRE}, "found": PRE, "real": True,
-     "xfail": "the model ignores LD_PRELOAD: glibc loads preloaded objects first and then answers "
-              "a request for their SONAME with them, before any search"},
+    {"name": "libcudnn.so.9", "env": {"LD_PRELOAD": PRE}, "found": PRE, "via": "LD_PRELOAD",
+     "real": True, "shadowed": ["/opt/ldlp/libcudnn.so.9"],
+     "text_contains": ["libcudnn.so.9 => /opt/preload/libcudnn.so.9 [LD_PRELOAD]",
+                       "other copies, which lose:", "/opt/ldlp/libcudnn.so.9"]},
     # The contrast: without LD_PRELOAD, LD_LIBRARY_PATH decides.
     {"name": "libcudnn.so.9", "found": "/opt/ldlp/libcudnn.so.9", "via": "LD_LIBRARY_PATH", "real": True},
 ]

@@ -43,8 +43,5 @@ CHECK = [
      "absent_subjects": {"security.unsafe_runpath": [f"{LIB}/libcudnn.so.9.1.0"]}},
     {"ids": ["security.unsafe_runpath"],
      "message_contains": {"security.unsafe_runpath": [
-         f"{LIB}/libcudnn_ops.so.9.1.0 has RUNPATH entry '/opt/shared', a directory any user can write to (mode 0777)"]},
-     "xfail": "the check only knows the mode of directories the loader walk happened to search; "
-              "nothing is resolved on behalf of libcudnn_ops.so.9 (it needs no GPU library), so "
-              "/opt/shared is never probed and the writable RUNPATH entry goes unreported"},
+         f"{LIB}/libcudnn_ops.so.9.1.0 has RUNPATH entry '/opt/shared', a directory any user can write to (mode 0777)"]}},
 ]
