@@ -12,6 +12,8 @@ PKGS=(cmake g++ make ninja-build pkg-config python3 python3-jsonschema python3-v
       libssl-dev)
 # Windows cross build and its tests under wine.
 PKGS+=(g++-mingw-w64-x86-64-posix wine wine64)
+# 32-bit DLLs for the Windows loader scenarios (tests/winloader: error 193).
+PKGS+=(gcc-mingw-w64-i686-posix)
 # Real NVIDIA user-space libraries (Debian non-free) for the no-driver path.
 PKGS+=(libnvidia-ml1)
 # Format check.

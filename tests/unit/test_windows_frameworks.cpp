@@ -502,5 +502,100 @@ TEST(windows_frameworks, onnxruntime_provider_imports_use_the_altered_order) {
   EXPECT_EQ(step_for(ctx, "zlibwapi.dll"), nullptr) << "cuDNN 9.5 has zlib built in";
 }
 
+// What runs is the cuDNN that loads: TensorFlow 2.10 was built with cuDNN 8.1 (no zlibwapi), but
+// the cudnn_ops_infer64_8.dll it gets from PATH says 8.9.4.19 in its version resource, so it asks
+// for zlibwapi.dll. Without version resources the framework's cuDNN version decides.
+TEST(windows_frameworks, run_time_loads_follow_the_loaded_cudnn_version_resource) {
+  for (const bool with_resource : {true, false}) {
+    FakeWinFs fs;
+    cudnn8(fs, "C:\\cuda\\bin");
+    for (const std::string& n : k_cudnn8_names) {
+      if (with_resource) {
+        fs.dll("C:\\cuda\\bin\\" + n).file_version = "8.9.4.19";
+      }
+    }
+    fs.dll("C:\\Windows\\System32\\nvcuda.dll");
+    const auto ctx =
+        loader::simulate_windows_framework(framework("tensorflow", "2.10.0", "11.2", "8.1.0"),
+                                           process("C:\\Windows\\System32;C:\\cuda\\bin"),
+                                           knowledge(),
+                                           fs);
+    const auto* z = step_for(ctx, "zlibwapi.dll", "opened at run time by");
+    if (!with_resource) {
+      EXPECT_EQ(z, nullptr);
+      continue;
+    }
+    ASSERT_NE(z, nullptr);
+    EXPECT_EQ(z->error, 126U);
+    EXPECT_EQ(z->resolution.requested_by, "C:\\cuda\\bin\\cudnn_ops_infer64_8.dll");
+    EXPECT_TRUE(z->notes.empty()) << "the version is known, not guessed";
+  }
+}
+
+// A missing Visual C++ runtime import fails the load like a missing GPU DLL (126); KERNEL32 is
+// not followed.
+TEST(windows_frameworks, missing_vc_runtime_import_fails_the_load) {
+  FakeWinFs fs;
+  const std::string pyd = k_sp + "\\myext\\_ext.pyd";
+  fs.dll(pyd, {"KERNEL32.dll", "cudnn64_8.dll"});
+  fs.dll("C:\\cudnn\\bin\\cudnn64_8.dll", {"KERNEL32.dll", "MSVCP140.dll", "VCRUNTIME140.dll"});
+  fs.dll("C:\\Python310\\vcruntime140.dll");
+  auto p = process();
+  p.loader.user_dirs = {"C:\\cudnn\\bin"};
+  auto ctx = loader::simulate_python_extension(pyd, p, knowledge(), fs);
+  ASSERT_EQ(ctx.steps.size(), 3U);
+  EXPECT_EQ(ctx.steps[0].error, 126U);
+  EXPECT_EQ(ctx.steps[1].dll, "cudnn64_8.dll");
+  EXPECT_EQ(ctx.steps[1].error, 126U);
+  EXPECT_EQ(ctx.steps[2].dll, "MSVCP140.dll");
+  EXPECT_FALSE(ctx.steps[2].resolution.chosen);
+  EXPECT_TRUE(ctx.loaded.empty()) << "a failed load leaves nothing loaded";
+
+  fs.dll("C:\\Windows\\System32\\msvcp140.dll", {"KERNEL32.dll", "VCRUNTIME140.dll"});
+  ctx = loader::simulate_python_extension(pyd, p, knowledge(), fs);
+  for (const auto& s : ctx.steps) {
+    EXPECT_EQ(s.error, 0U) << s.dll;
+    EXPECT_NE(s.dll, "KERNEL32.dll");
+  }
+  const auto* vc = step_for(ctx, "VCRUNTIME140.dll", "import of C:\\cudnn");
+  ASSERT_NE(vc, nullptr);
+  EXPECT_EQ(vc->resolution.chosen->path, "C:\\Python310\\VCRUNTIME140.dll");
+  EXPECT_EQ(ctx.loaded.size(), 4U); // the .pyd, cuDNN, msvcp140, vcruntime140
+}
+
+// A cuDNN sub-library from another release than the dispatcher is marked.
+TEST(windows_frameworks, cudnn_sub_library_of_another_release_is_marked) {
+  FakeWinFs fs;
+  cudnn8(fs, "C:\\cuda\\bin");
+  for (const std::string& n : k_cudnn8_names) {
+    fs.dll("C:\\cuda\\bin\\" + n).file_version = "8.9.4.19";
+  }
+  fs.dll("C:\\cuda\\bin\\zlibwapi.dll");
+  fs.dll("C:\\old\\cudnn_ops_infer64_8.dll").file_version = "8.1.0.77";
+  fs.dll("C:\\Windows\\System32\\nvcuda.dll");
+  const auto ctx =
+      loader::simulate_windows_framework(framework("tensorflow", "2.10.0", "11.2", "8.1.0"),
+                                         process("C:\\Windows\\System32;C:\\old;C:\\cuda\\bin"),
+                                         knowledge(),
+                                         fs);
+  const auto* ops = step_for(ctx, "cudnn_ops_infer64_8.dll", "opened at run time by");
+  ASSERT_NE(ops, nullptr);
+  EXPECT_EQ(ops->resolution.chosen->path, "C:\\old\\cudnn_ops_infer64_8.dll");
+  bool marked = false;
+  for (const auto& n : ops->notes) {
+    marked = marked
+             || n.find(
+                    "is cuDNN 8.1.0.77, but C:\\cuda\\bin\\cudnn64_8.dll is cuDNN "
+                    "8.9.4.19")
+                    != std::string::npos;
+  }
+  EXPECT_TRUE(marked);
+  const auto* train = step_for(ctx, "cudnn_ops_train64_8.dll", "opened at run time by");
+  ASSERT_NE(train, nullptr);
+  for (const auto& n : train->notes) {
+    EXPECT_EQ(n.find("two releases"), std::string::npos) << "same release as the dispatcher";
+  }
+}
+
 } // namespace
 } // namespace doctor

@@ -385,6 +385,29 @@ bool may_apply_to_major(std::string_view range, unsigned major) {
   return major_of(range.substr(0, dash)) <= major && major <= major_of(range.substr(dash + 1));
 }
 
+// The Visual C++ runtime DLLs a DLL built with MSVC imports (the VC++ 2015-2022 Redistributable:
+// msvcp140*.dll, vcruntime140*.dll, concrt140.dll, vcomp140.dll).
+bool is_vc_runtime(std::string_view dll) {
+  const std::string n = util::to_lower(windows_file_name(dll));
+  return n.ends_with(".dll")
+         && (n.starts_with("msvcp140") || n.starts_with("vcruntime140") || n == "concrt140.dll"
+             || n == "vcomp140.dll");
+}
+
+// The cuDNN version a loaded cuDNN DLL's version resource names (FileVersion, else
+// ProductVersion: "8.9.4.19"), if its headers were read and it has one.
+std::optional<Version> pe_version(const facts::BinaryInfo* binary) {
+  if (binary == nullptr || binary->format != "pe") {
+    return std::nullopt;
+  }
+  for (const std::string* v : {&binary->file_version, &binary->product_version}) {
+    if (auto parsed = Version::parse_prefix(*v); parsed && !parsed->empty()) {
+      return parsed;
+    }
+  }
+  return std::nullopt;
+}
+
 // Runs a plan and cuDNN's run-time loads, keeping the process state.
 class Simulator {
 public:
@@ -402,6 +425,8 @@ public:
       , m_cudnn(std::move(cudnn)) {}
 
   void run_plan(const WindowsLoadPlan& plan, WindowsLoadContext& ctx);
+  const std::vector<LoadedModule>& loaded_modules() const { return m_loaded; }
+  void note_cudnn_version_mix(WindowsLoadContext& ctx) const;
   void cudnn_run_time(WindowsLoadContext& ctx);
   unsigned load(WindowsLoadContext& ctx,
                 const std::string& dll,
@@ -443,15 +468,18 @@ const LoadedModule* Simulator::loaded(std::string_view name) const {
   return nullptr;
 }
 
-// The GPU-relevant imports of a found DLL: its PE import table when read, else the
-// windows_loading.json "imports" rows for its name. Other imports (KERNEL32, the VC++ runtime)
-// are not followed.
+// The imports of a found DLL that are followed: its PE import table when read, else the
+// windows_loading.json "imports" rows for its name. GPU DLLs and the Visual C++ runtime are
+// followed: a missing static import fails the whole LoadLibrary with error 126 (LoadLibraryExW
+// reference, Return value), and MSVCP140.dll missing on a machine without the VC++
+// Redistributable is a common cause of it. System DLLs (KERNEL32, API sets) are not: they are
+// always there, and API sets are not modelled.
 std::vector<std::string> Simulator::imports_of(const Candidate& c) const {
   std::vector<std::string> out;
   const std::string file = util::to_lower(windows_file_name(c.path));
   if (c.binary != nullptr && c.binary->format == "pe") {
     for (const std::string& n : c.binary->needed) {
-      if (windows_role_of(n) != LibraryRole::other) {
+      if (windows_role_of(n) != LibraryRole::other || is_vc_runtime(n)) {
         out.push_back(n);
       }
     }
@@ -603,11 +631,19 @@ void Simulator::cudnn_run_time(WindowsLoadContext& ctx) {
   // "cudnn64_8.dll" -> 8
   const std::string file = util::to_lower(windows_file_name(dispatcher));
   const auto major = Version::parse_prefix(file.substr(file.find('_') + 1)).value_or(Version{});
-  std::optional<Version> version = m_cudnn;
-  if (version && version->major() != major.major()) {
-    version.reset();
+  // What runs is the cuDNN that was loaded, not the one the framework was built with (TensorFlow
+  // 2.10 was built with 8.1 and loads whatever cuDNN 8 is on PATH): a loaded DLL's version
+  // resource decides which of its run-time loads apply, the framework's cuDNN version only when
+  // the DLL has none.
+  const auto loaded_version = [&](const std::string& path) -> std::optional<Version> {
+    auto v = pe_version(m_probe.probe(windows_path_key(path)).binary);
+    return v && v->major() == major.major() ? v : std::nullopt;
+  };
+  std::optional<Version> fallback = loaded_version(dispatcher);
+  if (!fallback && m_cudnn && m_cudnn->major() == major.major()) {
+    fallback = m_cudnn;
   }
-  if (!version) {
+  if (!fallback) {
     ctx.notes.push_back(
         fmt::format("the exact version of {} is not known: run-time loads that "
                     "only some cuDNN {} releases make are included and marked",
@@ -616,17 +652,21 @@ void Simulator::cudnn_run_time(WindowsLoadContext& ctx) {
   }
   const Version cuda = m_cuda.value_or(Version{});
   for (const kb::WindowsLoadingRule* r : m_kb.windows_rules("cudnn", "loads", std::nullopt)) {
+    const LoadedModule* caller = loaded(r->caller);
+    if (caller == nullptr) {
+      continue; // the calling DLL itself never loaded
+    }
+    const std::string caller_path = caller->path;
+    std::optional<Version> version = loaded_version(caller_path);
+    if (!version) {
+      version = fallback;
+    }
     const bool certain =
         version ? r->applies_to(*version) : r->versions.empty() || r->versions == major.str();
     if (!certain && (version || !may_apply_to_major(r->versions, major.major()))) {
       continue;
     }
     for (const std::string& entry : r->dlls) {
-      const LoadedModule* caller = loaded(r->caller);
-      if (caller == nullptr) {
-        break; // the calling DLL itself never loaded
-      }
-      const std::string caller_path = caller->path;
       for (std::string_view alt : util::split(entry, ';')) {
         const std::string name = expand_dll_name(alt, cuda, major.major());
         if (name.empty()) {
@@ -645,6 +685,46 @@ void Simulator::cudnn_run_time(WindowsLoadContext& ctx) {
           break;
         }
       }
+    }
+  }
+}
+
+// cuDNN 8's sub-libraries check that the DLLs they depend on come from the same release
+// (cudnnOpsInferVersionCheck and its siblings return CUDNN_STATUS_VERSION_MISMATCH otherwise,
+// cuDNN 8 API reference); yet each DLL is searched for on its own, so PATH can mix two
+// releases. Every cuDNN DLL found whose version
+// resource differs from the loaded dispatcher's is marked.
+void Simulator::note_cudnn_version_mix(WindowsLoadContext& ctx) const {
+  const LoadedModule* dispatcher = nullptr;
+  for (const LoadedModule& m : m_loaded) {
+    if (windows_role_of(m.name) == LibraryRole::cudnn_dispatcher) {
+      dispatcher = &m;
+      break;
+    }
+  }
+  if (dispatcher == nullptr) {
+    return;
+  }
+  const auto want = pe_version(m_probe.probe(windows_path_key(dispatcher->path)).binary);
+  if (!want) {
+    return;
+  }
+  for (WindowsLoadStep& step : ctx.steps) {
+    const auto& chosen = step.resolution.chosen;
+    if (!chosen || chosen->via == FoundVia::loaded_module
+        || step.role != LibraryRole::cudnn_sublibrary) {
+      continue;
+    }
+    const auto have = pe_version(chosen->binary);
+    if (have && have->major() == want->major() && *have != *want) {
+      step.notes.push_back(
+          fmt::format("{} is cuDNN {}, but {} is cuDNN {}: the cuDNN DLLs come "
+                      "from two releases, and cuDNN fails its version check "
+                      "(CUDNN_STATUS_VERSION_MISMATCH)",
+                      chosen->path,
+                      have->str(),
+                      dispatcher->path,
+                      want->str()));
     }
   }
 }
@@ -773,6 +853,8 @@ WindowsLoadContext simulate_windows_framework(const facts::Framework& framework,
   if (!ctx.import_failed) {
     sim.cudnn_run_time(ctx);
   }
+  sim.note_cudnn_version_mix(ctx);
+  ctx.loaded = sim.loaded_modules();
   return ctx;
 }
 
@@ -786,6 +868,7 @@ WindowsLoadContext simulate_python_extension(std::string_view pyd_path,
   Simulator sim(process, kb, probe, std::nullopt, std::nullopt, std::nullopt);
   const WindowsLoadRequest req = python_extension_request(pyd_path, process.python_minor);
   sim.load(ctx, std::string(pyd_path), req.flags, "", req.requested_by, "python.extension_modules");
+  ctx.loaded = sim.loaded_modules();
   return ctx;
 }
 

@@ -105,16 +105,18 @@ WindowsLoadPlan plan_windows_framework(const facts::Framework& framework,
                                        FileProbe& probe);
 
 // Runs the plan of `framework` and then cuDNN's own run-time loads (its sub-DLLs, zlibwapi,
-// cuBLAS, NVRTC, the driver) in the process the plan left behind, following the GPU-relevant
-// imports of every DLL found (from its PE import table, or windows_loading.json when its headers
-// were not read).
+// cuBLAS, NVRTC, the driver) in the process the plan left behind, following the GPU-relevant and
+// Visual C++ runtime imports of every DLL found (from its PE import table, or
+// windows_loading.json when its headers were not read). Which run-time loads a cuDNN DLL makes is
+// decided by its version resource, else by the framework's cuDNN version; a cuDNN sub-library
+// whose version resource differs from the dispatcher's is marked in its step's notes.
 WindowsLoadContext simulate_windows_framework(const facts::Framework& framework,
                                               const WindowsPythonProcess& process,
                                               const kb::KnowledgeBase& kb,
                                               FileProbe& probe);
 
 // Imports the extension module at `pyd_path` as CPython does (python_extension_request) and
-// follows its GPU-relevant imports; no cuDNN run-time loads.
+// follows its GPU-relevant and Visual C++ runtime imports; no cuDNN run-time loads.
 WindowsLoadContext simulate_python_extension(std::string_view pyd_path,
                                              const WindowsPythonProcess& process,
                                              const kb::KnowledgeBase& kb,
