@@ -11,6 +11,7 @@
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/sysroot.hpp>
 #include <doctor/util/file.hpp>
+#include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,30 +25,42 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// What the facts know about a resolved file: its cuDNN version and package, or its soname.
-std::string describe_copy(const facts::Facts& facts, const loader::Candidate& c) {
+// What is known about a resolved file: its cuDNN version (from the inventory, else from its name
+// or the version object it exports) and package, and its ELF class, machine and soname.
+std::string describe_copy(const platform::SysRoot& root,
+                          const facts::Facts& facts,
+                          const loader::Candidate& c) {
+  std::vector<std::string> parts;
+  bool in_inventory = false;
   for (const facts::CudnnInstall& inst : facts.cudnn) {
     for (const facts::CudnnLibrary& lib : inst.libraries) {
-      if (lib.real_path == c.real_path) {
-        std::string out = lib.version ? "version " + lib.version->str() : "version unknown";
+      if (lib.real_path == c.real_path && !in_inventory) {
+        in_inventory = true;
+        std::string v = lib.version ? "version " + lib.version->str() : "version unknown";
         if (inst.package) {
-          out += " (" + *inst.package + ")";
+          v += " (" + *inst.package + ")";
         }
-        return out;
+        parts.push_back(std::move(v));
       }
     }
   }
-  if (c.binary != nullptr) {
-    return fmt::format("{} {}-bit {}{}",
-                       c.binary->format == "elf" ? "ELF" : c.binary->format,
-                       c.binary->bits,
-                       c.binary->machine,
-                       c.binary->soname.empty() ? "" : ", soname " + c.binary->soname);
+  if (!in_inventory && !c.real_path.empty()) {
+    if (auto v = facts::cudnn_library_version(root, c.real_path)) {
+      parts.push_back("cuDNN " + v->str());
+    }
   }
-  return "";
+  if (c.binary != nullptr) {
+    parts.push_back(fmt::format("{} {}-bit {}{}",
+                                c.binary->format == "elf" ? "ELF" : c.binary->format,
+                                c.binary->bits,
+                                c.binary->machine,
+                                c.binary->soname.empty() ? "" : ", soname " + c.binary->soname));
+  }
+  return util::join(parts, ", ");
 }
 
-std::string render_text(const facts::Facts& facts,
+std::string render_text(const platform::SysRoot& root,
+                        const facts::Facts& facts,
                         const std::string& title,
                         const std::vector<loader::LoadStep>& steps) {
   std::string out;
@@ -58,13 +71,16 @@ std::string render_text(const facts::Facts& facts,
     const loader::Resolution& r = step.resolution;
     if (r.chosen) {
       out += fmt::format("{} => {} [{}]\n", r.name, r.chosen->path, r.chosen->source);
-      const std::string about = describe_copy(facts, *r.chosen);
+      const std::string about = describe_copy(root, facts, *r.chosen);
       if (!about.empty()) {
         out += "  " + about + "\n";
       }
       if (r.chosen->real_path != r.chosen->path) {
         out += "  real file " + r.chosen->real_path + "\n";
       }
+    } else if (r.fatal_error != 0) {
+      out +=
+          fmt::format("{} => fails: {} (dlopen stops the search there)\n", r.name, r.fatal_message);
     } else {
       out += fmt::format("{} => not found\n", r.name);
     }
@@ -87,7 +103,7 @@ std::string render_text(const facts::Facts& facts,
     if (!r.shadowed.empty()) {
       out += "  other copies, which lose:\n";
       for (const loader::Candidate& c : r.shadowed) {
-        const std::string about = describe_copy(facts, c);
+        const std::string about = describe_copy(root, facts, c);
         out += fmt::format(
             "    {}{} [{}]\n", c.path, about.empty() ? "" : " (" + about + ")", c.source);
       }
@@ -97,7 +113,8 @@ std::string render_text(const facts::Facts& facts,
   return out;
 }
 
-Json render_json(const facts::Facts& facts,
+Json render_json(const platform::SysRoot& root,
+                 const facts::Facts& facts,
                  const std::string& title,
                  const std::vector<loader::LoadStep>& steps) {
   Json j;
@@ -115,9 +132,12 @@ Json render_json(const facts::Facts& facts,
                     {"real_path", r.chosen->real_path},
                     {"via", loader::to_string(r.chosen->via)},
                     {"source", r.chosen->source},
-                    {"about", describe_copy(facts, *r.chosen)}};
+                    {"about", describe_copy(root, facts, *r.chosen)}};
     } else {
       e["found"] = nullptr;
+    }
+    if (r.fatal_error != 0) {
+      e["error"] = r.fatal_message;
     }
     Json considered = Json::array();
     for (const loader::SearchStep& s : r.steps) {
@@ -134,7 +154,7 @@ Json render_json(const facts::Facts& facts,
                         {"real_path", c.real_path},
                         {"via", loader::to_string(c.via)},
                         {"source", c.source},
-                        {"about", describe_copy(facts, c)}});
+                        {"about", describe_copy(root, facts, c)}});
     }
     e["shadowed"] = others;
     list.push_back(e);
@@ -162,7 +182,8 @@ void tree(const loader::LinuxLoaderConfig& config,
     const std::string indent(static_cast<std::size_t>(depth) * 4, ' ');
     if (!r.chosen) {
       all_found = false;
-      out += fmt::format("{}{} not found\n", indent, dep);
+      out += r.fatal_error != 0 ? fmt::format("{}{} fails: {}\n", indent, dep, r.fatal_message)
+                                : fmt::format("{}{} not found\n", indent, dep);
       std::size_t n = 0;
       for (const loader::SearchStep& s : r.steps) {
         out += fmt::format("{}    {}. {}: {}{}\n",
@@ -211,7 +232,6 @@ int run_resolve(const ResolveOptions& options) {
     copts.only.insert(copts.only.end(), {"python", "cuda", "cudnn"});
   }
   facts::Facts facts = facts::collect(root, copts);
-  const kb::KnowledgeBase kb = load_kb(target);
   loader::SysRootProbe probe(root);
 
   if (options.tree) {
@@ -247,6 +267,9 @@ int run_resolve(const ResolveOptions& options) {
               "(give its prefix, e.g. the venv directory; with --sysroot, a path inside the tree)",
               options.python)};
     }
+    // The knowledge base (library sets, framework rules) only matters here; parsing it costs a
+    // third of a plain resolve.
+    const kb::KnowledgeBase kb = load_kb(target);
     for (const loader::LoadContext& ctx : loader::analyse_linux(facts, kb, probe)) {
       if (ctx.subject != prefix && ctx.subject != root.resolve(prefix).value_or("")) {
         continue;
@@ -295,8 +318,8 @@ int run_resolve(const ResolveOptions& options) {
   }
 
   const std::string text = options.format == report::Format::json
-                               ? render_json(facts, title, steps).dump(2) + "\n"
-                               : render_text(facts, title, steps);
+                               ? render_json(root, facts, title, steps).dump(2) + "\n"
+                               : render_text(root, facts, title, steps);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
   for (const loader::LoadStep& s : steps) {

@@ -935,6 +935,20 @@ TEST(elf, reports_sections_and_segments_past_the_end_of_the_file) {
   EXPECT_TRUE(has_problem(*info, "PT_LOAD segment 0 ends at")) << problems_of(*info);
 }
 
+// cuDNN 8.9's sub-libraries (nvidia-cudnn-cu11 8.9.6.50) have a PT_NOTE whose bytes are a stale
+// program header: glibc loads them, so a malformed note inside the file is no damage.
+TEST(elf, a_malformed_note_inside_the_file_is_not_damage) {
+  Image img = build(full_spec());
+  const std::uint64_t note = img.at.at("note.gnu.build-id");
+  img.put(note, 1, 4);             // namesz
+  img.put(note + 4, 0x56a6000, 4); // descsz far past the note area, still a 4-byte field
+  const auto info = parse_elf(img.bytes);
+  ASSERT_TRUE(info);
+  EXPECT_TRUE(info->problems.empty()) << problems_of(*info);
+  EXPECT_TRUE(info->build_id.empty());
+  EXPECT_EQ(info->soname, "libcudnn_test.so.9");
+}
+
 TEST(elf, reports_string_offsets_outside_the_table_and_unterminated_strings) {
   Image img = build(full_spec());
   img.word(img.dynamic_value(k_dt_needed), 5000);

@@ -4,6 +4,7 @@
 #include <doctor/util/error.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,23 @@ bool is_elf(std::string_view data);
 // program or section headers, 1M dynamic entries, 100k version entries, 100k notes and 64 MiB of
 // string bytes, each cap reported as a problem when hit.
 Expected<ElfInfo> parse_elf(std::string_view data);
+
+// A data object a shared library exports, read from the file.
+struct ElfObject {
+  std::string name;
+  std::string bytes;                  // st_size bytes at the symbol's place in the file
+  std::optional<std::uint64_t> value; // the bytes as an integer in the file's byte order, for
+                                      // objects of 1, 2, 4 or 8 bytes
+};
+
+// Reads the exported objects named in `names` (at most `max_size` bytes each) through the
+// .dynsym section and its string table, e.g. cuDNN's `cudnn_ops_infer_version`. Names not found,
+// and objects outside the file or in a NOBITS section, are left out; a file without section
+// headers gives nothing. Bounded work for any input (at most 4M symbols); never reads outside
+// `data`.
+std::vector<ElfObject> read_elf_objects(std::string_view data,
+                                        const std::vector<std::string>& names,
+                                        std::uint64_t max_size);
 
 // Returns the machine name for an e_machine value ("x86-64" for 62).
 std::string elf_machine_name(unsigned machine);

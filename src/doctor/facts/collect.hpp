@@ -53,6 +53,12 @@ void collect_nvml(const platform::SysRoot& root, const CollectOptions& options, 
 void collect_python(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
 void collect_cuda(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
 void collect_cudnn(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
+
+// The cuDNN version of the library at canonical inner path `real_path`, for a copy the inventory
+// does not cover: from a versioned file name ("libcudnn_ops.so.9.1.0") or the version object the
+// library exports ("cudnn_ops_infer_version"). nullopt if neither tells it.
+std::optional<Version> cudnn_library_version(const platform::SysRoot& root,
+                                             const std::string& real_path);
 void collect_user(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
 void collect_loader(const platform::SysRoot& root, const CollectOptions& options, Facts& facts);
 // With options.verify: hashes the GPU packages' libraries and compares them with the package

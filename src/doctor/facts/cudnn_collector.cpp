@@ -3,6 +3,8 @@
 #include "package_records.hpp"
 #include "text_formats.hpp"
 
+#include <doctor/binfmt/elf.hpp>
+#include <doctor/platform/mapped_file.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -51,6 +53,39 @@ std::optional<LibName> parse_lib_name(std::string_view name) {
     out.version = std::string(tail);
   }
   return out;
+}
+
+// The version a cuDNN library carries inside: cuDNN 8 and 9 export 4-byte objects such as
+// `cudnn_ops_infer_version` (libcudnn_ops_infer.so.8, libcudnn_ops.so.9) holding
+// major << 16 | minor << 8 | patch (0x080906 in nvidia-cudnn-cu11 8.9.6.50, 0x091300 in cuDNN
+// 9.19.0; read from the real files). The dispatcher and some sub-libraries (cnn_train, adv_train,
+// cnn.so.9, graph) have none. `stem` is "libcudnn_ops_infer"; returns nullopt without such an
+// object.
+std::optional<Version> embedded_version(const platform::SysRoot& root,
+                                        const std::string& real_path,
+                                        std::string_view stem) {
+  if (!stem.starts_with("libcudnn_")) {
+    return std::nullopt;
+  }
+  const std::string part(stem.substr(3)); // "cudnn_ops_infer", "cudnn_ops"
+  auto mapped = platform::MappedFile::open(root.host_path(real_path));
+  if (!mapped) {
+    return std::nullopt;
+  }
+  const auto objects =
+      binfmt::read_elf_objects(mapped->data(), {part + "_version", part + "_infer_version"}, 4);
+  for (const binfmt::ElfObject& o : objects) {
+    if (!o.value) {
+      continue;
+    }
+    const auto major = (*o.value >> 16U) & 0xFFU;
+    const auto minor = (*o.value >> 8U) & 0xFFU;
+    const auto patch = *o.value & 0xFFU;
+    if (major >= 7 && major <= 99 && (*o.value >> 24U) == 0) {
+      return Version::parse(fmt::format("{}.{}.{}", major, minor, patch));
+    }
+  }
+  return std::nullopt;
 }
 
 struct DirCandidate {
@@ -213,8 +248,14 @@ void collect_cudnn(const platform::SysRoot& root, const CollectOptions&, Facts& 
         }
       }
       if (!lib.version) {
+        if (auto v = embedded_version(root, *target, key.first); v && v->major() == key.second) {
+          lib.version = Fact<Version>::known(*v, fmt::format("elf-symbol:{}", *target));
+        }
+      }
+      if (!lib.version) {
         lib.version = Fact<Version>::unknown(fmt::format(
-            "the name {} carries only the major version and no package record covers it",
+            "the name {} carries only the major version, no package record covers it and it "
+            "exports no version object",
             platform::file_name(*target)));
       }
       CudnnInstall& inst = installs[std::pair(*real, key.second)];
@@ -258,6 +299,19 @@ void collect_cudnn(const platform::SysRoot& root, const CollectOptions&, Facts& 
     }
     facts.cudnn.push_back(std::move(inst));
   }
+}
+
+std::optional<Version> cudnn_library_version(const platform::SysRoot& root,
+                                             const std::string& real_path) {
+  const auto name = parse_lib_name(platform::file_name(real_path));
+  if (!name) {
+    return std::nullopt;
+  }
+  if (!name->version.empty()) {
+    return Version::parse(name->version);
+  }
+  auto v = embedded_version(root, real_path, name->stem);
+  return v && v->major() == name->major ? v : std::nullopt;
 }
 
 } // namespace doctor::facts
