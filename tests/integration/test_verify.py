@@ -156,10 +156,7 @@ def truncated_library_in_a_sysroot_is_a_hash_mismatch():
         expect(set(verified) == {f"{TOOLKIT}/lib/libcudnn.so.9", graph}, sorted(verified))
         intact = verified[f"{TOOLKIT}/lib/libcudnn.so.9"]
         expect(intact["actual"]["value"] == intact["expected"], "intact library differs")
-        if not snap.get("binaries"):
-            print("  NOTE: facts.binaries is empty in this build (no binary collector yet); "
-                  "the integrity.binary_damaged assertion is skipped")
-            return
+        expect(snap.get("binaries"), "the snapshot lists no binaries")
         damaged = [f["subject"] for f in findings(doc, "integrity.binary_damaged")]
         expect(graph in damaged, f"{graph} not reported as structurally damaged: {damaged}")
         expect(f"{TOOLKIT}/lib/libcudnn.so.9" not in damaged, "the intact library was reported")

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <set>
 #include <string>
 
@@ -129,6 +130,11 @@ struct BadRule {
   std::string row;
   std::string expect; // part of the error message
 };
+
+// Names the case in test listings (ctest shows GetParam() through this, not as raw bytes).
+void PrintTo(const BadRule& rule, std::ostream* os) {
+  *os << rule.name;
+}
 
 class kb_windows_loading_rejects : public ::testing::TestWithParam<BadRule> {};
 

@@ -2,6 +2,7 @@
 #include "collect.hpp"
 #include "text_formats.hpp"
 
+#include <doctor/platform/mapped_file.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -101,18 +102,25 @@ void collect_os_release(const platform::SysRoot& root, OsInfo& os) {
 
 void collect_libc(const platform::SysRoot& root, OsInfo& os) {
   for (const LibcCandidate& c : k_libc_candidates) {
-    auto data = root.read_file(c.path, k_max_libc);
-    if (!data) {
+    // Mapped, not read: the release string sits near the middle of a 2 MB file, and only the
+    // pages the search passes are touched.
+    auto real = root.resolve(c.path);
+    if (!real) {
       continue;
     }
+    auto mapped = platform::MappedFile::open(root.host_path(*real));
+    if (!mapped || mapped->data().size() > k_max_libc) {
+      continue;
+    }
+    const std::string_view data = mapped->data();
     const std::string source = fmt::format("file:{}", c.path);
-    const std::string arch = arch_from_elf(*data);
+    const std::string arch = arch_from_elf(data);
     if (!arch.empty()) {
       os.architecture = Fact<std::string>::known(arch, source + " (ELF header)");
     } else if (c.arch[0] != '\0') {
       os.architecture = Fact<std::string>::known(c.arch, source + " (directory name)");
     }
-    if (auto v = glibc_version_from(*data)) {
+    if (auto v = glibc_version_from(data)) {
       os.glibc_version = Fact<Version>::known(*v, source);
     } else {
       os.glibc_version = Fact<Version>::unknown(

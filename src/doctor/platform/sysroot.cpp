@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 
 #include <deque>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
 
 namespace doctor::platform {
 
@@ -37,6 +40,12 @@ std::string to_inner(const std::vector<std::string>& parts) {
 
 } // namespace
 
+struct SysRoot::ComponentCache {
+  std::mutex mutex;
+  // Inner path of a directory component -> its link target, or nullopt if it is no link.
+  std::unordered_map<std::string, std::optional<std::string>> links;
+};
+
 std::string_view to_string(OsFamily os) {
   return os == OsFamily::windows ? "windows" : "linux";
 }
@@ -45,7 +54,8 @@ SysRoot::SysRoot(std::filesystem::path root, Environment env, OsFamily os, bool 
     : m_root(std::move(root))
     , m_env(std::move(env))
     , m_os(os)
-    , m_live(live) {}
+    , m_live(live)
+    , m_components(std::make_shared<ComponentCache>()) {}
 
 std::filesystem::path SysRoot::host_path(std::string_view inner) const {
   std::filesystem::path out = m_root;
@@ -74,6 +84,37 @@ Expected<std::string> SysRoot::resolve(std::string_view inner) const {
     }
     done.push_back(part);
     const std::string current = to_inner(done);
+    // A component with more to come is a directory or a link to one: those repeat across every
+    // lookup of a run (/usr, /usr/lib, /usr/local/cuda), so what they are is looked up once. The
+    // last component is always examined afresh.
+    const bool intermediate = !todo.empty();
+    std::optional<std::string> cached_target;
+    bool cached = false;
+    if (intermediate) {
+      const std::lock_guard lock(m_components->mutex);
+      if (auto it = m_components->links.find(current); it != m_components->links.end()) {
+        cached = true;
+        cached_target = it->second;
+      }
+    }
+    if (cached) {
+      if (!cached_target) {
+        continue;
+      }
+      if (++links > k_max_symlinks) {
+        return make_error(ErrorCode::symlink_loop,
+                          fmt::format("{}: too many levels of symbolic links", inner));
+      }
+      done.pop_back();
+      if (!cached_target->empty() && cached_target->front() == '/') {
+        done.clear();
+      }
+      std::deque<std::string> spliced = components(*cached_target);
+      for (auto it = spliced.rbegin(); it != spliced.rend(); ++it) {
+        todo.push_front(*it);
+      }
+      continue;
+    }
     auto st = lstat_path(host_path(current));
     if (!st) {
       return tl::unexpected(
@@ -84,6 +125,10 @@ Expected<std::string> SysRoot::resolve(std::string_view inner) const {
                                                                     : st.error().message)});
     }
     if (st->kind != util::FileKind::symlink) {
+      if (intermediate && st->kind == util::FileKind::directory) {
+        const std::lock_guard lock(m_components->mutex);
+        m_components->links.emplace(current, std::nullopt);
+      }
       continue;
     }
     if (++links > k_max_symlinks) {
@@ -93,6 +138,10 @@ Expected<std::string> SysRoot::resolve(std::string_view inner) const {
     auto target = util::read_symlink(host_path(current));
     if (!target) {
       return tl::unexpected(target.error());
+    }
+    if (intermediate) {
+      const std::lock_guard lock(m_components->mutex);
+      m_components->links.emplace(current, *target);
     }
     done.pop_back();
     if (!target->empty() && target->front() == '/') {

@@ -7,6 +7,7 @@
 #include <doctor/util/file.hpp>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,10 +71,16 @@ public:
   bool exists(std::string_view inner) const;
 
 private:
+  // What resolve() learned about directories on the way to a file: the link target of each
+  // symlink component, or "" for a component that is no link. Copies of a SysRoot share it;
+  // guarded by its own mutex, so collectors may resolve from several threads.
+  struct ComponentCache;
+
   std::filesystem::path m_root;
   Environment m_env;
   OsFamily m_os;
   bool m_live;
+  std::shared_ptr<ComponentCache> m_components;
 };
 
 // Joins inner path `dir` and relative `name` with exactly one '/'.

@@ -33,6 +33,38 @@ FileKind kind_from(fs::file_type type) {
   }
 }
 
+// The kind of a directory entry without following a final symlink. The is_* members answer from
+// the type readdir() reported (d_type) where the file system gives one, so a listing costs no
+// stat per entry; they fall back to a stat where it does not.
+FileKind entry_kind(const fs::directory_entry& entry) {
+  std::error_code ec;
+  if (entry.is_symlink(ec)) {
+    return FileKind::symlink;
+  }
+  if (ec) {
+    return FileKind::other;
+  }
+  if (entry.is_regular_file(ec)) {
+    return FileKind::regular;
+  }
+  if (entry.is_directory(ec)) {
+    return FileKind::directory;
+  }
+  if (entry.is_character_file(ec)) {
+    return FileKind::character_device;
+  }
+  if (entry.is_block_file(ec)) {
+    return FileKind::block_device;
+  }
+  if (entry.is_fifo(ec)) {
+    return FileKind::fifo;
+  }
+  if (entry.is_socket(ec)) {
+    return FileKind::socket;
+  }
+  return FileKind::other;
+}
+
 } // namespace
 
 std::string_view to_string(FileKind kind) {
@@ -121,10 +153,7 @@ Expected<std::vector<DirEntry>> list_directory(const fs::path& dir) {
     if (ec) {
       return tl::unexpected(error_from(ec, dir.string()));
     }
-    std::error_code ec2;
-    const auto type = it->symlink_status(ec2).type();
-    out.push_back(
-        DirEntry{it->path().filename().string(), ec2 ? FileKind::other : kind_from(type)});
+    out.push_back(DirEntry{it->path().filename().string(), entry_kind(*it)});
   }
   if (ec) {
     return tl::unexpected(error_from(ec, dir.string()));

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Benchmarks `cudnn-doctor resolve --tree` against `libtree` on the same libraries.
+
+Both print the whole DT_NEEDED tree of a library with where each dependency is found; the doctor
+also records every path considered and reads each ELF file's headers for the loader model. Each
+library is given to both tools in turn, interleaved (A B A B …) after one warm-up each, so that
+drift of a shared machine hits both alike; the median wall time and peak resident memory (wait4
+rusage) are reported per library, with the ratio libtree / doctor from the same run (above 1: the
+doctor is faster).
+
+  bench/bench_resolve.py --doctor build/release/src/cli/cudnn-doctor [--runs 20] [LIB ...]
+
+Without LIB: the cuDNN and CUDA libraries of /usr/local/cuda/lib64 that exist here, and
+libtorch_cuda.so of --venv if given. libtree comes from Debian (`apt-get install libtree`).
+"""
+import argparse
+import glob
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def measure(argv, env=None):
+    start = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - start
+    return wall, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status)
+
+
+def default_libraries(venv):
+    libs = []
+    for pattern in ["libcudnn.so.[0-9]*", "libcudnn_ops.so.[0-9]*", "libcudnn_cnn.so.[0-9]*",
+                    "libcudnn_engines_precompiled.so.[0-9]*", "libcublasLt.so.[0-9]*",
+                    "libcudart.so.[0-9]*", "libnvrtc.so.[0-9]*"]:
+        found = sorted(glob.glob(os.path.join("/usr/local/cuda/lib64", pattern)), key=len)
+        if found:
+            libs.append(found[0])
+    if venv:
+        libs += sorted(glob.glob(os.path.join(venv, "lib", "python3*", "site-packages", "torch", "lib",
+                                              "libtorch_cuda.so")))
+    return libs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--doctor", required=True)
+    ap.add_argument("--libtree", default=shutil.which("libtree"))
+    ap.add_argument("--venv", help="a virtual environment with torch: adds its libtorch_cuda.so")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("libs", nargs="*")
+    args = ap.parse_args()
+    if not args.libtree:
+        sys.exit("libtree not found: apt-get install libtree, or pass --libtree")
+    doctor = os.path.abspath(args.doctor)
+    libs = [os.path.abspath(p) for p in args.libs] or default_libraries(args.venv)
+    if not libs:
+        sys.exit("no libraries to resolve: pass LIB paths")
+
+    env = dict(os.environ)
+    env.pop("LD_LIBRARY_PATH", None)  # both tools see the same, default, search path
+    print(f"{len(libs)} libraries; {os.cpu_count()} CPUs; {args.runs} runs each after one warm-up, "
+          f"interleaved; LD_LIBRARY_PATH unset\n")
+    print("| library | doctor median (s) | doctor MB | libtree median (s) | libtree MB | libtree / doctor |")
+    print("|---|---|---|---|---|---|")
+    ratios = []
+    failures = 0
+    for lib in libs:
+        commands = {"doctor": [doctor, "resolve", "--tree", "--no-nvml", lib],
+                    "libtree": [args.libtree, lib]}
+        results = {name: [] for name in commands}
+        for argv in commands.values():
+            measure(argv, env)
+        for _ in range(args.runs):
+            for name, argv in commands.items():
+                results[name].append(measure(argv, env))
+        med = {n: statistics.median(w for w, _, _ in r) for n, r in results.items()}
+        mem = {n: max(m for _, m, _ in r) for n, r in results.items()}
+        codes = {n: sorted({c for _, _, c in r}) for n, r in results.items()}
+        pair = [lt[0] / d[0] for d, lt in zip(results["doctor"], results["libtree"])]
+        ratios.append(statistics.median(pair))
+        note = "" if codes["doctor"] == [0] and codes["libtree"] == [0] else f" (exit codes {codes})"
+        failures += codes["doctor"] != [0]
+        print(f"| `{os.path.basename(lib)}` | {med['doctor']:.4f} | {mem['doctor']:.1f} | "
+              f"{med['libtree']:.4f} | {mem['libtree']:.1f} | {statistics.median(pair):.2f}x{note} |")
+    print(f"\nlibtree / doctor over all libraries: median {statistics.median(ratios):.2f}x "
+          f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
