@@ -10,6 +10,13 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   (void)doctor::binfmt::is_elf(bytes);
+  // The exported-object lookup (cuDNN's version objects) walks .dynsym on its own.
+  for (const auto& obj : doctor::binfmt::read_elf_objects(
+           bytes, {"cudnn_ops_infer_version", "cudnn_ops_version", ""}, 64)) {
+    volatile std::size_t m =
+        obj.name.size() + obj.bytes.size() + static_cast<std::size_t>(obj.value.value_or(0));
+    (void)m;
+  }
   auto info = doctor::binfmt::parse_elf(bytes);
   if (!info) {
     volatile std::size_t n = info.error().message.size();

@@ -33,8 +33,10 @@ namespace doctor {
 namespace {
 
 using binfmt::ElfInfo;
+using binfmt::ElfObject;
 using binfmt::ElfVersionNeed;
 using binfmt::parse_elf;
+using binfmt::read_elf_objects;
 using Strings = std::vector<std::string>;
 
 constexpr std::uint64_t k_dt_needed = 1;
@@ -1294,6 +1296,45 @@ TEST(elf, headers_of_a_500_mb_view_touch_only_the_pages_they_need) {
   if (!std::filesystem::is_regular_file(path)) {                                                   \
     GTEST_SKIP() << (path) << " is not installed";                                                 \
   }
+
+// cuDNN's version objects: `const unsigned cudnn_ops_infer_version = 0x080906;` as cuDNN 8.9.6's
+// libcudnn_ops_infer.so.8 exports it; an object in .bss has no bytes in the file.
+TEST(elf, reads_exported_objects_of_a_gcc_library) {
+  if (!test::gcc_available()) {
+    GTEST_SKIP() << "no gcc here";
+  }
+  test::TempDir dir;
+  dir.write("v.c",
+            "const unsigned cudnn_ops_infer_version = 0x080906;\n"
+            "const unsigned long long wide = 0x1122334455667788ULL;\n"
+            "unsigned in_bss;\n"
+            "int f(void) { return 1; }\n");
+  ASSERT_TRUE(sh("cd '" + dir.path().string() + "' && gcc -shared -fPIC -o libv.so v.c"));
+  const std::string bytes = read_file(dir.path() / "libv.so");
+  const GuardedView view(bytes);
+  const auto objects =
+      read_elf_objects(view.view(), {"cudnn_ops_infer_version", "wide", "in_bss", "absent"}, 8);
+  std::map<std::string, std::uint64_t> values;
+  for (const ElfObject& o : objects) {
+    ASSERT_TRUE(o.value) << o.name;
+    values[o.name] = *o.value;
+  }
+  EXPECT_EQ(values,
+            (std::map<std::string, std::uint64_t>{{"cudnn_ops_infer_version", 0x080906},
+                                                  {"wide", 0x1122334455667788ULL}}));
+  EXPECT_TRUE(read_elf_objects(view.view(), {"absent"}, 8).empty());
+  EXPECT_TRUE(read_elf_objects(view.view().substr(0, 200), {"wide"}, 8).empty());
+}
+
+TEST(elf, real_libcudnn_ops_exports_its_version) {
+  const auto path = k_cuda_lib / "libcudnn_ops.so.9";
+  REQUIRE_FILE(path);
+  const std::string bytes = read_file(path);
+  const auto objects = read_elf_objects(bytes, {"cudnn_ops_infer_version"}, 4);
+  ASSERT_EQ(objects.size(), 1U);
+  ASSERT_TRUE(objects[0].value);
+  EXPECT_EQ(*objects[0].value >> 16U, 9U); // major 9, as the file name says
+}
 
 TEST(elf, real_libcudnn_names_itself_and_its_runpath) {
   const auto path = k_cuda_lib / "libcudnn.so.9";
