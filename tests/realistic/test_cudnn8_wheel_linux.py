@@ -330,6 +330,27 @@ def check_reports_the_split_set_naming_both_versions():
 
 
 @test
+def check_reports_the_old_copys_missing_cublas():
+    # 8.6's sub-libraries name libcublas.so.11 in DT_NEEDED (8.9.6's open cuBLAS at run time).
+    # Where this machine has no CUDA 11 cuBLAS, glibc fails the load (see the LD_DEBUG run above),
+    # and check must say why, once for the directory, naming the missing sonames.
+    needing = sorted(n for n in SUBLIBS if "libcublas.so.11" in dynamic(os.path.join(OLD_LIB, n))["NEEDED"])
+    expect(needing, "the old wheel's sub-libraries no longer need libcublas.so.11")
+    _, _, code, log = glibc_choice(dispatcher(), "libcudnn_ops_infer.so.8", OLD_LIB)
+    if "libcublas.so.11: cannot open shared object file" not in log:
+        print("  NOTE: libcublas.so.11 is loadable here; the missing-cuBLAS assertion does not apply")
+        return
+    doc = check(ld_library_path=OLD_LIB)
+    hits = [f for f in doc["findings"] if f["id"] == "loader.cudnn_dependency_not_found"]
+    expect([f["subject"] for f in hits] == [OLD_LIB], [(f["id"], f["subject"]) for f in doc["findings"]])
+    for needle in needing + ["libcublas.so.11"]:
+        expect(needle in hits[0]["message"], f"{needle!r} not in: {hits[0]['message']}")
+    # Without the old copy nothing is missing: 8.9.6 opens cuBLAS itself at run time.
+    expect("loader.cudnn_dependency_not_found" not in [f["id"] for f in check()["findings"]],
+           "reported without the old copy")
+
+
+@test
 def check_without_ld_library_path_has_no_mix():
     doc = check()
     expect(OLD_LIB not in copies(doc), sorted(copies(doc)))

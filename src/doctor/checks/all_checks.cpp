@@ -22,6 +22,7 @@ constexpr Ids k_multiple_cudnn[] = {"cudnn.multiple_copies"};
 constexpr Ids k_loader_not_found[] = {"loader.cudnn_not_found",
                                       "loader.cudnn_sublibrary_not_found",
                                       "loader.cuda_library_not_found",
+                                      "loader.cudnn_dependency_not_found",
                                       "loader.zlib_not_found",
                                       "loader.libcuda_not_found"};
 constexpr Ids k_loader_split[] = {"loader.cudnn_set_split"};

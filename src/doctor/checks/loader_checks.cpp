@@ -89,6 +89,76 @@ bool is_framework(const loader::LoadContext& ctx) {
   return ctx.id.starts_with("torch:") || ctx.id.starts_with("tensorflow:");
 }
 
+// A CUDA library or zlib that a cuDNN sub-library names in DT_NEEDED, asked for in the cuDNN
+// installation's own context: without it the sub-library cannot load at all, whatever program
+// uses this cuDNN (unless that program has loaded a library of that soname before).
+bool is_cudnn_dependency(const loader::LoadContext& ctx, const loader::LoadStep& step) {
+  if (!ctx.id.starts_with("cudnn:") || !step.reason.starts_with("DT_NEEDED")) {
+    return false;
+  }
+  if (step.role != loader::LibraryRole::cuda_library
+      && step.role != loader::LibraryRole::cuda_runtime && step.role != loader::LibraryRole::zlib) {
+    return false;
+  }
+  const std::string& by = step.resolution.requested_by;
+  const auto slash = by.rfind('/');
+  return loader::role_of(slash == std::string::npos ? by : by.substr(slash + 1))
+         == loader::LibraryRole::cudnn_sublibrary;
+}
+
+// The soname's major ("libcudnn.so.8" -> 8); 0 if it has none.
+unsigned soname_major_of(const std::string& name) {
+  const auto so = name.find(".so.");
+  if (so == std::string::npos) {
+    return 0;
+  }
+  unsigned major = 0;
+  for (std::size_t i = so + 4; i < name.size() && name[i] >= '0' && name[i] <= '9'; ++i) {
+    major = major * 10 + static_cast<unsigned>(name[i] - '0');
+  }
+  return major;
+}
+
+// A library the framework needs that the loader cannot find from where the framework asks.
+// Fixes are picked by tags: the framework ("torch", "tensorflow"), the distribution, and
+// "have_copy" when the facts know a cuDNN of the wanted major elsewhere on the machine.
+FindingDraft framework_not_found(const facts::Facts& facts,
+                                 const loader::LoadContext& ctx,
+                                 const loader::LoadStep& step,
+                                 const char* id) {
+  const loader::Resolution& r = step.resolution;
+  FindingDraft d;
+  d.id = id;
+  d.subject = ctx.subject;
+  std::string copy_dir;
+  std::string copy_version;
+  if (step.role == loader::LibraryRole::cudnn_dispatcher) {
+    const unsigned major = soname_major_of(r.name);
+    for (const facts::CudnnInstall& inst : facts.cudnn) {
+      if (inst.major == major && copy_dir.empty()) {
+        copy_dir = inst.dir;
+        copy_version = inst.version ? inst.version->str() : fmt::format("{}.x", major);
+      }
+    }
+  }
+  d.params = {{"context", ctx.description},
+              {"name", r.name},
+              {"requested_by", r.requested_by.empty() ? "the program" : r.requested_by},
+              {"searched", std::to_string(paths_searched(r))},
+              {"copy_dir", copy_dir},
+              {"copy_version", copy_version},
+              // The environment's own interpreter, so the reinstall lands in that environment.
+              {"pip", fmt::format("{}/bin/python -m pip", ctx.subject)}};
+  d.evidence.push_back(Evidence{"loader", step.reason});
+  add_steps(r, d);
+  d.tags = distro_tags(facts);
+  d.tags.emplace_back(ctx.id.substr(0, ctx.id.find(':')));
+  if (!copy_dir.empty()) {
+    d.tags.emplace_back("have_copy");
+  }
+  return d;
+}
+
 } // namespace
 
 // Libraries a framework needs that no searched path provides. Only framework contexts: a plain
@@ -97,40 +167,70 @@ bool is_framework(const loader::LoadContext& ctx) {
 void check_loader_not_found(const facts::Facts& facts,
                             const kb::KnowledgeBase& kb,
                             FindingSink& out) {
-  for (const loader::LoadContext& ctx : contexts(facts, kb)) {
-    for (const loader::LoadStep& step : ctx.steps) {
-      const loader::Resolution& r = step.resolution;
-      if (r.chosen || r.unknown) {
+  const std::vector<loader::LoadContext> all = contexts(facts, kb);
+  // (requesting file, name) pairs a framework finding already covers.
+  std::set<std::pair<std::string, std::string>> covered;
+  // cuDNN libraries whose own DT_NEEDED cannot be met, by the directory they are in: one finding
+  // per directory, naming every library and every missing name.
+  struct Unmet {
+    std::string context_dir;
+    std::set<std::string> libraries;
+    std::set<std::string> names;
+    FindingDraft draft; // evidence of the first
+  };
+  std::map<std::string, Unmet> unmet;
+  for (const bool frameworks : {true, false}) {
+    for (const loader::LoadContext& ctx : all) {
+      if (is_framework(ctx) != frameworks) {
         continue;
       }
-      if (step.role == loader::LibraryRole::driver) {
-        if (facts.driver.kernel_module_version && ctx.id == "program" && r.name == "libcuda.so.1") {
-          FindingDraft d;
-          d.id = "loader.libcuda_not_found";
-          d.subject = "libcuda.so.1";
-          d.params = {{"module_version", *facts.driver.kernel_module_version},
-                      {"searched", std::to_string(paths_searched(r))}};
-          add_steps(r, d);
-          out.add(std::move(d));
+      for (const loader::LoadStep& step : ctx.steps) {
+        const loader::Resolution& r = step.resolution;
+        if (r.chosen || r.unknown) {
+          continue;
         }
-        continue;
+        if (step.role == loader::LibraryRole::driver) {
+          if (facts.driver.kernel_module_version && ctx.id == "program"
+              && r.name == "libcuda.so.1") {
+            FindingDraft d;
+            d.id = "loader.libcuda_not_found";
+            d.subject = "libcuda.so.1";
+            d.params = {{"module_version", *facts.driver.kernel_module_version},
+                        {"searched", std::to_string(paths_searched(r))}};
+            add_steps(r, d);
+            out.add(std::move(d));
+          }
+          continue;
+        }
+        if (frameworks) {
+          if (const char* id = not_found_id(step.role)) {
+            covered.emplace(r.requested_by, r.name);
+            out.add(framework_not_found(facts, ctx, step, id));
+          }
+        } else if (is_cudnn_dependency(ctx, step) && !covered.contains({r.requested_by, r.name})) {
+          Unmet& u = unmet[parent_dir(r.requested_by)];
+          if (u.libraries.empty()) {
+            u.context_dir = ctx.subject;
+            u.draft.evidence.push_back(Evidence{"loader", step.reason});
+            add_steps(r, u.draft);
+          }
+          u.libraries.insert(r.requested_by.substr(r.requested_by.rfind('/') + 1));
+          u.names.insert(r.name);
+        }
       }
-      const char* id = not_found_id(step.role);
-      if (id == nullptr || !is_framework(ctx)) {
-        continue;
-      }
-      FindingDraft d;
-      d.id = id;
-      d.subject = ctx.subject;
-      d.params = {{"context", ctx.description},
-                  {"name", r.name},
-                  {"requested_by", r.requested_by.empty() ? "the program" : r.requested_by},
-                  {"searched", std::to_string(paths_searched(r))}};
-      d.evidence.push_back(Evidence{"loader", step.reason});
-      add_steps(r, d);
-      d.tags = distro_tags(facts);
-      out.add(std::move(d));
     }
+  }
+  for (auto& [dir, u] : unmet) {
+    FindingDraft d = std::move(u.draft);
+    d.id = "loader.cudnn_dependency_not_found";
+    d.subject = dir;
+    d.params = {{"dir", dir},
+                {"context_dir", u.context_dir},
+                {"libraries", util::join({u.libraries.begin(), u.libraries.end()}, ", ")},
+                {"names", util::join({u.names.begin(), u.names.end()}, ", ")},
+                {"first", *u.names.begin()}};
+    d.tags = distro_tags(facts);
+    out.add(std::move(d));
   }
 }
 
@@ -174,6 +274,7 @@ void check_loader_cudnn_split(const facts::Facts& facts,
         names.push_back(s->resolution.name);
       }
       std::vector<std::string> parts;
+      parts.reserve(groups.size());
       for (const auto& [where, names] : groups) {
         parts.push_back(fmt::format("{} from {}", util::join(names, ", "), where));
       }
