@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 namespace doctor::cli {
@@ -59,6 +60,20 @@ std::string describe_copy(const platform::SysRoot& root,
   return util::join(parts, ", ");
 }
 
+// A path from the command line as the model's inner path: on the live machine a relative path is
+// taken from the current directory (`resolve --python .venv`); with --sysroot paths are inside the
+// tree, where there is no current directory, so they stay as given.
+std::string as_inner_path(const platform::SysRoot& root, const std::string& arg) {
+  if (root.is_live() && !arg.empty() && arg.front() != '/') {
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(arg, ec);
+    if (!ec) {
+      return platform::normalize_path(absolute.generic_string());
+    }
+  }
+  return platform::normalize_path(arg);
+}
+
 std::string render_text(const platform::SysRoot& root,
                         const facts::Facts& facts,
                         const std::string& title,
@@ -91,12 +106,16 @@ std::string render_text(const platform::SysRoot& root,
     out += "  paths considered, in order:\n";
     std::size_t n = 0;
     for (const loader::SearchStep& s : r.steps) {
-      out += fmt::format("    {:>2}. {:<28} {}{}\n",
-                         ++n,
-                         s.source.size() > 28 ? s.source.substr(0, 25) + "..." : s.source,
-                         s.path.empty() ? "" : s.path + ": ",
-                         s.outcome);
-      if (s.source.size() > 28) {
+      // A long source ("RUNPATH of /very/long/libfoo.so") keeps its first words in the column
+      // and is written out in full on the next line.
+      const bool long_source = s.source.size() > 28;
+      const auto of = s.source.find(" of ");
+      const std::string label = !long_source                              ? s.source
+                                : of != std::string::npos && of + 3 <= 28 ? s.source.substr(0, of)
+                                                                          : s.source.substr(0, 28);
+      out += fmt::format(
+          "    {:>2}. {:<28} {}{}\n", ++n, label, s.path.empty() ? "" : s.path + ": ", s.outcome);
+      if (long_source) {
         out += fmt::format("        ({})\n", s.source);
       }
     }
@@ -228,6 +247,9 @@ int run_resolve(const ResolveOptions& options) {
   // cuDNN versions (through the toolkits and Python environments that lead to them) for display,
   // except in --tree mode, which only walks dependencies.
   copts.only = {"environment", "os", "linker"};
+  if (!options.python.empty()) {
+    copts.python_prefixes.push_back(as_inner_path(root, options.python));
+  }
   if (!options.tree) {
     copts.only.insert(copts.only.end(), {"python", "cuda", "cudnn"});
   }
@@ -235,7 +257,10 @@ int run_resolve(const ResolveOptions& options) {
   loader::SysRootProbe probe(root);
 
   if (options.tree) {
-    const std::string path = platform::normalize_path(options.name);
+    if (options.format == report::Format::json) {
+      throw CommandError{k_exit_usage, "--tree prints text only; drop --format json"};
+    }
+    const std::string path = as_inner_path(root, options.name);
     const loader::PathState st = probe.probe(path);
     if (!st.exists || st.binary == nullptr || st.binary->format != "elf") {
       throw CommandError{k_exit_usage, fmt::format("--tree {}: not an ELF file", options.name)};
@@ -253,7 +278,7 @@ int run_resolve(const ResolveOptions& options) {
   std::vector<loader::LoadStep> steps;
   std::string title;
   if (!options.python.empty()) {
-    const std::string prefix = platform::normalize_path(options.python);
+    const std::string prefix = as_inner_path(root, options.python);
     bool have_env = false;
     for (const facts::PythonEnv& env : facts.python_envs) {
       have_env =
@@ -292,7 +317,7 @@ int run_resolve(const ResolveOptions& options) {
   } else {
     std::vector<loader::LoaderObject> chain;
     if (!options.from.empty()) {
-      const std::string from = platform::normalize_path(options.from);
+      const std::string from = as_inner_path(root, options.from);
       const loader::PathState st = probe.probe(from);
       if (!st.exists || st.binary == nullptr) {
         throw CommandError{k_exit_usage, fmt::format("--from {}: no such file", options.from)};

@@ -27,6 +27,21 @@ constexpr const char* k_footer = R"(Exit status:
 
 Documentation: README.md and docs/ in the source tree.)";
 
+constexpr const char* k_snapshot_footer = R"(Exit status:
+  0  the snapshot was written
+  2  usage error, or an output file that cannot be written
+  3  internal error
+
+Documentation: docs/snapshot.md in the source tree.)";
+
+constexpr const char* k_resolve_footer = R"(Exit status:
+  0  every library asked for was found
+  1  a library would not be found (or its load would fail)
+  2  usage error (an unknown --from file, --python that is not an environment the doctor found)
+  3  internal error
+
+Documentation: docs/resolve.md in the source tree.)";
+
 void add_target_options(CLI::App& cmd, TargetOptions& t, bool with_snapshot) {
   cmd.add_option("--sysroot",
                  t.sysroot,
@@ -122,6 +137,7 @@ int parse_and_run(int argc, char** argv) {
       "Write everything observed about this machine (or a --sysroot tree) as one "
       "portable JSON file, for 'check --snapshot' anywhere.");
   add_target_options(*snap_cmd, snap.target, false);
+  snap_cmd->footer(k_snapshot_footer);
   snap_cmd->add_option("-o,--output", snap.output, "Write to FILE instead of standard output")
       ->type_name("FILE");
 
@@ -147,8 +163,9 @@ int parse_and_run(int argc, char** argv) {
                     res.tree,
                     "NAME is a library or program: show its whole DT_NEEDED tree with how each was "
                     "found, like libtree");
-  res_cmd->add_option("--format", res_format, "Output format: text or json")
+  res_cmd->add_option("--format", res_format, "Output format: text or json (json not with --tree)")
       ->check(CLI::IsMember({"text", "json"}));
+  res_cmd->footer(k_resolve_footer);
   add_target_options(*res_cmd, res.target, false);
 
   std::vector<std::string> args = with_default_command(argc, argv);

@@ -27,6 +27,8 @@ struct CollectOptions {
   std::filesystem::path cache_dir;
   // cuDNN's library sets for the loader walk; nullptr: the embedded knowledge base.
   const kb::KnowledgeBase* kb = nullptr;
+  // Python environments named on the command line (inner paths), examined like found ones.
+  std::vector<std::string> python_prefixes;
   // Run only these collectors (by name: "environment", "os", "linker", …); empty: all of them.
   std::vector<std::string> only;
   // Fixed "collected_at" value for reproducible output; empty means now.

@@ -639,8 +639,8 @@ void read_packages(const platform::SysRoot& root,
 
 } // namespace
 
-void collect_python(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
-  for (PythonEnv& env : discover_python_envs(root)) {
+void collect_python(const platform::SysRoot& root, const CollectOptions& options, Facts& facts) {
+  for (PythonEnv& env : discover_python_envs(root, options.python_prefixes)) {
     const std::vector<std::string> dirs = site_dirs(root, env);
     read_packages(root, env, dirs);
     facts.python_envs.push_back(std::move(env));

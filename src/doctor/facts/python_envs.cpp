@@ -219,10 +219,15 @@ std::vector<PythonCandidate> python_candidates(const platform::SysRoot& root) {
   return out;
 }
 
-std::vector<PythonEnv> discover_python_envs(const platform::SysRoot& root) {
+std::vector<PythonEnv> discover_python_envs(const platform::SysRoot& root,
+                                            const std::vector<std::string>& named) {
   std::map<std::string, PythonEnv> by_prefix;
   std::map<std::string, std::set<std::string>> hints;
-  for (const PythonCandidate& c : python_candidates(root)) {
+  Candidates candidates = python_candidates(root);
+  for (const std::string& prefix : named) {
+    candidates.push_back(PythonCandidate{platform::normalize_path(prefix), "", "arg:--python"});
+  }
+  for (const PythonCandidate& c : candidates) {
     auto real = root.resolve(c.prefix);
     if (!real || !root.is_dir(*real)) {
       continue;

@@ -37,7 +37,10 @@ std::vector<PythonCandidate> python_candidates(const platform::SysRoot& root);
 // prefix, with `prefix`, `kind` (what its files say, pyvenv.cfg or conda-meta/, before how it
 // was found), `found_via` (sorted, no repeats) and `python_version` (from pyvenv.cfg, conda-meta
 // or the name bin/python3 links to; unknown with the reason otherwise) set. Its site-packages,
-// packages and frameworks are left for the caller to read.
-std::vector<PythonEnv> discover_python_envs(const platform::SysRoot& root);
+// packages and frameworks are left for the caller to read. `named` are prefixes the user gave on
+// the command line (`resolve --python ENV`), found via "arg:--python" even where nothing in the
+// environment points at them.
+std::vector<PythonEnv> discover_python_envs(const platform::SysRoot& root,
+                                            const std::vector<std::string>& named = {});
 
 } // namespace doctor::facts
