@@ -10,33 +10,25 @@ memory (from wait4's rusage of each child), and the ratio collect_env / check fr
 
 With --venv (a virtual environment with torch installed) the doctor examines that environment too
 (--env VIRTUAL_ENV=VENV and VENV/bin first on PATH), and collect_env runs from it.
-Targets (docs/DESIGN): check under 0.3 s and 30 MB, at least 10x faster than collect_env.
+Targets (../shared/DESIGN.md): check under 0.3 s and 30 MB, at least 10x faster than collect_env.
 """
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import time
 
-
-def measure(argv, env=None):
-    start = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - start
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss / 1024.0, p.returncode
+from benchlib import fmt_mb, peak_rss_mb, wall_time
 
 
 def series(commands, runs):
     results = {name: [] for name in commands}
     for name, (argv, env) in commands.items():
-        measure(argv, env)  # warm-up: page cache, wineserver-style caches, pyc files
+        wall_time(argv, env)  # warm-up: page cache, wineserver-style caches, pyc files
     for _ in range(runs):
         for name, (argv, env) in commands.items():
-            results[name].append(measure(argv, env))
-    return results
+            results[name].append(wall_time(argv, env))
+    memory = {name: peak_rss_mb(argv, env) for name, (argv, env) in commands.items()}
+    return results, memory
 
 
 def main():
@@ -57,16 +49,17 @@ def main():
         commands["python -m torch.utils.collect_env"] = (
             [f"{venv}/bin/python", "-m", "torch.utils.collect_env"], env)
 
-    results = series(commands, args.runs)
-    print(f"{args.runs} runs each after one warm-up; median wall time, peak RSS of the process\n")
+    results, memory = series(commands, args.runs)
+    print(f"{args.runs} runs each after one warm-up; median wall time; peak RSS of the process "
+          f"from one more run under GNU time\n")
     print("| command | median wall (s) | min–max (s) | peak RSS (MB) | exit |")
     print("|---|---|---|---|---|")
     medians = {}
     for name, rows in results.items():
-        walls = [w for w, _, _ in rows]
-        rss = max(r for _, r, _ in rows)
+        walls = [w for w, _ in rows]
         medians[name] = statistics.median(walls)
-        print(f"| `{name}` | {medians[name]:.3f} | {min(walls):.3f}–{max(walls):.3f} | {rss:.1f} | {rows[-1][2]} |")
+        print(f"| `{name}` | {medians[name]:.3f} | {min(walls):.3f}–{max(walls):.3f} | "
+              f"{fmt_mb(memory[name])} | {rows[-1][1]} |")
     if args.venv:
         ratios = [c[0] / d[0] for c, d in zip(results["python -m torch.utils.collect_env"],
                                                results["check (with the torch venv)"])]

@@ -6,7 +6,7 @@ Both print the whole DT_NEEDED tree of a library with where each dependency is f
 also records every path considered and reads each ELF file's headers for the loader model. Each
 library is given to both tools in turn, interleaved (A B A B …) after one warm-up each, so that
 drift of a shared machine hits both alike; the median wall time and peak resident memory (wait4
-rusage) are reported per library, with the ratio libtree / doctor from the same run (above 1: the
+time, from one more run) are reported per library, with the ratio libtree / doctor from the same run (above 1: the
 doctor is faster).
 
   bench/bench_resolve.py --doctor build/release/src/cli/cudnn-doctor [--runs 20] [LIB ...]
@@ -19,17 +19,9 @@ import glob
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import time
 
-
-def measure(argv, env=None):
-    start = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - start
-    return wall, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status)
+from benchlib import fmt_mb, peak_rss_mb, wall_time
 
 
 def default_libraries(venv):
@@ -74,19 +66,19 @@ def main():
                     "libtree": [args.libtree, lib]}
         results = {name: [] for name in commands}
         for argv in commands.values():
-            measure(argv, env)
+            wall_time(argv, env)
         for _ in range(args.runs):
             for name, argv in commands.items():
-                results[name].append(measure(argv, env))
-        med = {n: statistics.median(w for w, _, _ in r) for n, r in results.items()}
-        mem = {n: max(m for _, m, _ in r) for n, r in results.items()}
-        codes = {n: sorted({c for _, _, c in r}) for n, r in results.items()}
+                results[name].append(wall_time(argv, env))
+        med = {n: statistics.median(w for w, _ in r) for n, r in results.items()}
+        mem = {n: peak_rss_mb(argv, env) for n, argv in commands.items()}
+        codes = {n: sorted({c for _, c in r}) for n, r in results.items()}
         pair = [lt[0] / d[0] for d, lt in zip(results["doctor"], results["libtree"])]
         ratios.append(statistics.median(pair))
         note = "" if codes["doctor"] == [0] and codes["libtree"] == [0] else f" (exit codes {codes})"
         failures += codes["doctor"] != [0]
-        print(f"| `{os.path.basename(lib)}` | {med['doctor']:.4f} | {mem['doctor']:.1f} | "
-              f"{med['libtree']:.4f} | {mem['libtree']:.1f} | {statistics.median(pair):.2f}x{note} |")
+        print(f"| `{os.path.basename(lib)}` | {med['doctor']:.4f} | {fmt_mb(mem['doctor'])} | "
+              f"{med['libtree']:.4f} | {fmt_mb(mem['libtree'])} | {statistics.median(pair):.2f}x{note} |")
     print(f"\nlibtree / doctor over all libraries: median {statistics.median(ratios):.2f}x "
           f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x)")
     return 1 if failures else 0

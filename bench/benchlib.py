@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: MIT
+"""What the benchmarks share: timing a command, and its peak memory measured correctly.
+
+Linux keeps a process's peak resident set across execve (exec_mmap records the old mm's high-water
+mark), so the ru_maxrss that wait4 returns for a child forked from this Python interpreter is at
+least the interpreter's own size (about 15 MB) even for a 2 MB program. Memory is therefore
+measured in a separate run under GNU time (/usr/bin/time), whose small process forks the command:
+its %M is the command's own peak."""
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+GNU_TIME = shutil.which("time", path="/usr/bin:/bin")
+
+
+def wall_time(argv, env=None):
+    """Runs argv with its output discarded; returns (seconds, exit status)."""
+    start = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, _ = os.wait4(p.pid, 0)
+    return time.perf_counter() - start, os.waitstatus_to_exitcode(status)
+
+
+def peak_rss_mb(argv, env=None):
+    """The command's own peak resident set in MB, or None without GNU time."""
+    if GNU_TIME is None:
+        return None
+    with tempfile.NamedTemporaryFile("r") as out:
+        subprocess.run([GNU_TIME, "-f", "%M", "-o", out.name] + list(argv), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=env, check=False)
+        text = out.read().strip().splitlines()
+    try:
+        return int(text[-1]) / 1024.0
+    except (IndexError, ValueError):
+        return None
+
+
+def fmt_mb(value):
+    return "n/a" if value is None else f"{value:.1f}"
