@@ -6,7 +6,7 @@
 
 #include <doctor/facts/collect.hpp>
 #include <doctor/loader/analysis.hpp>
-#include <doctor/loader/probes.hpp>
+#include <doctor/loader/sysroot_probe.hpp>
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/sysroot.hpp>

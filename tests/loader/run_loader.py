@@ -31,6 +31,7 @@ Each directory under tests/loader/scenarios/ holds scenario.py with
                  ids / absent  finding ids that must / must not be reported
                  severity    {id: severity}
                  message_contains  {id: [substrings of its message]}
+                 fix_commands  {id: [commands that must be among its fixes' commands]}
                  absent_subjects  {id: [subjects it must not be reported for]}
                  xfail       as above
 
@@ -399,6 +400,12 @@ def main():
                 for part in parts:
                     if msgs and not any(part in m for m in msgs):
                         problems.append(f"{fid} message lacks {part!r}: {msgs[0]}")
+            for fid, commands in check.get("fix_commands", {}).items():
+                have = [x["command"].replace(root, "") for f in findings if f["id"] == fid
+                        for x in f.get("fixes", [])]
+                for command in commands:
+                    if command not in have:
+                        problems.append(f"{fid} has no fix {command!r}: {have}")
             for fid, subjects in check.get("absent_subjects", {}).items():
                 for f in findings:
                     if f["id"] == fid and inner(root, f.get("subject", "")) in subjects:

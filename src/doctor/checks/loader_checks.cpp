@@ -3,8 +3,8 @@
 #include "helpers.hpp"
 
 #include <doctor/loader/analysis.hpp>
+#include <doctor/loader/facts_probe.hpp>
 #include <doctor/loader/linux_search.hpp>
-#include <doctor/loader/probes.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <map>
@@ -145,6 +145,11 @@ FindingDraft framework_not_found(const facts::Facts& facts,
               {"name", r.name},
               {"requested_by", r.requested_by.empty() ? "the program" : r.requested_by},
               {"searched", std::to_string(paths_searched(r))},
+              {"why",
+               r.fatal_error != 0
+                   ? fmt::format("the loader stops at {}, so dlopen fails there", r.fatal_message)
+                   : fmt::format("none of the {} paths the loader searches holds a loadable copy",
+                                 paths_searched(r))},
               {"copy_dir", copy_dir},
               {"copy_version", copy_version},
               // The environment's own interpreter, so the reinstall lands in that environment.

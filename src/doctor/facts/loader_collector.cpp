@@ -3,7 +3,7 @@
 
 #include <doctor/loader/analysis.hpp>
 #include <doctor/loader/linux_search.hpp>
-#include <doctor/loader/probes.hpp>
+#include <doctor/loader/sysroot_probe.hpp>
 
 #include <fmt/format.h>
 

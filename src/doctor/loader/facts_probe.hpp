@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/facts/facts.hpp>
+#include <doctor/loader/file_probe.hpp>
+
+#include <map>
+#include <string>
+
+namespace doctor::loader {
+
+// Answers from a snapshot: the paths and binaries a SysRootProbe recorded. A path it never
+// recorded is "not known" rather than absent.
+class FactsProbe final : public FileProbe {
+public:
+  explicit FactsProbe(const facts::Facts& facts);
+  PathState probe(const std::string& path) override;
+  const facts::BinaryInfo* binary(const std::string& real_path) const;
+
+private:
+  std::map<std::string, const facts::ProbedPath*> m_probed;
+  std::map<std::string, const facts::BinaryInfo*> m_binaries;
+};
+
+} // namespace doctor::loader
