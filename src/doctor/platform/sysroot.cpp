@@ -58,6 +58,10 @@ SysRoot::SysRoot(std::filesystem::path root, Environment env, OsFamily os, bool 
     , m_components(std::make_shared<ComponentCache>()) {}
 
 std::filesystem::path SysRoot::host_path(std::string_view inner) const {
+  if (m_root == "/" && m_os == OsFamily::linux) {
+    // The live machine: the normalised inner path is the host path (".." cannot climb above "/").
+    return normalize_path(inner);
+  }
   std::filesystem::path out = m_root;
   // Lexically normalised first, so that ".." cannot climb out of the root.
   for (const std::string& part : components(normalize_path(inner))) {
