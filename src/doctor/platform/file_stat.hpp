@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <vector>
 
 namespace doctor::platform {
 
@@ -30,5 +31,10 @@ Expected<FileStat> lstat_path(const std::filesystem::path& path);
 // Returns the status of what `path` points to. Returns an error if it does not exist, is a broken
 // link or a symlink loop, or cannot be examined.
 Expected<FileStat> stat_path(const std::filesystem::path& path);
+
+// Lists directory `path` without "." and "..", sorted by name, each entry's kind without following
+// links. On Linux one readdir() pass that takes the kind from d_type (a stat only where the file
+// system gives none); elsewhere util::list_directory. Returns an error if `path` cannot be opened.
+Expected<std::vector<util::DirEntry>> list_dir_entries(const std::filesystem::path& path);
 
 } // namespace doctor::platform

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -182,7 +183,7 @@ Expected<std::vector<util::DirEntry>> SysRoot::list_dir(std::string_view inner) 
   if (!real) {
     return tl::unexpected(real.error());
   }
-  auto entries = util::list_directory(host_path(*real));
+  auto entries = list_dir_entries(host_path(*real));
   if (!entries) {
     return make_error(
         entries.error().code,
@@ -273,18 +274,33 @@ std::string_view file_name(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// One pass, building the result in place: it runs for every line of every package record, so
+// it must not allocate per component.
 std::string normalize_path(std::string_view path) {
-  std::vector<std::string> done;
-  for (std::string& part : components(path)) {
-    if (part == "..") {
-      if (!done.empty()) {
-        done.pop_back();
-      }
+  std::string out;
+  out.reserve(path.size() + 1);
+  std::size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') {
+      ++i;
+    }
+    const std::size_t end = std::min(path.find('/', i), path.size());
+    const std::string_view part = path.substr(i, end - i);
+    i = end;
+    if (part.empty() || part == ".") {
       continue;
     }
-    done.push_back(std::move(part));
+    if (part == "..") {
+      out.resize(out.empty() ? 0 : out.rfind('/'));
+      continue;
+    }
+    out += '/';
+    out += part;
   }
-  return to_inner(done);
+  if (out.empty()) {
+    out = "/";
+  }
+  return out;
 }
 
 } // namespace doctor::platform

@@ -3,10 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <system_error>
 
 namespace doctor::platform {
@@ -67,6 +70,62 @@ Expected<FileStat> lstat_path(const std::filesystem::path& path) {
 
 Expected<FileStat> stat_path(const std::filesystem::path& path) {
   return do_stat(path, true);
+}
+
+Expected<std::vector<util::DirEntry>> list_dir_entries(const std::filesystem::path& path) {
+  DIR* dir = ::opendir(path.c_str());
+  if (dir == nullptr) {
+    return tl::unexpected(
+        util::error_from(std::error_code(errno, std::generic_category()), path.string()));
+  }
+  std::vector<util::DirEntry> out;
+  errno = 0;
+  while (const dirent* e = ::readdir(dir)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
+      continue;
+    }
+    util::DirEntry entry{e->d_name, util::FileKind::other};
+    switch (e->d_type) {
+    case DT_REG:
+      entry.kind = util::FileKind::regular;
+      break;
+    case DT_DIR:
+      entry.kind = util::FileKind::directory;
+      break;
+    case DT_LNK:
+      entry.kind = util::FileKind::symlink;
+      break;
+    case DT_CHR:
+      entry.kind = util::FileKind::character_device;
+      break;
+    case DT_BLK:
+      entry.kind = util::FileKind::block_device;
+      break;
+    case DT_FIFO:
+      entry.kind = util::FileKind::fifo;
+      break;
+    case DT_SOCK:
+      entry.kind = util::FileKind::socket;
+      break;
+    default: // DT_UNKNOWN: the file system does not say
+      if (auto st = lstat_path(path / entry.name)) {
+        entry.kind = st->kind;
+      }
+      break;
+    }
+    out.push_back(std::move(entry));
+    errno = 0;
+  }
+  const int err = errno;
+  ::closedir(dir);
+  if (err != 0) {
+    return tl::unexpected(
+        util::error_from(std::error_code(err, std::generic_category()), path.string()));
+  }
+  std::sort(out.begin(), out.end(), [](const util::DirEntry& a, const util::DirEntry& b) {
+    return a.name < b.name;
+  });
+  return out;
 }
 
 } // namespace doctor::platform

@@ -53,4 +53,8 @@ Expected<FileStat> stat_path(const fs::path& path) {
   return do_stat(path, true);
 }
 
+Expected<std::vector<util::DirEntry>> list_dir_entries(const fs::path& path) {
+  return util::list_directory(path);
+}
+
 } // namespace doctor::platform
