@@ -3,6 +3,7 @@
 // segments, sections, dynamic section) and elf_versions.cpp (version tables, notes).
 #pragma once
 
+#include "byte_view.hpp"
 #include "elf.hpp"
 
 #include <fmt/format.h>
@@ -86,6 +87,7 @@ public:
   // `data` holds at least the whole ELF header of the given class and byte order.
   ElfReader(std::string_view data, bool is64, bool big_endian)
       : m_data(data)
+      , m_bytes(data, big_endian)
       , m_is64(is64)
       , m_big(big_endian) {}
 
@@ -93,24 +95,14 @@ public:
   ElfInfo run();
 
 private:
-  std::uint64_t size() const { return m_data.size(); }
+  std::uint64_t size() const { return m_bytes.size(); }
 
   // True if [offset, offset + length) lies inside the data.
-  bool has(std::uint64_t offset, std::uint64_t length) const {
-    return offset <= size() && length <= size() - offset;
-  }
+  bool has(std::uint64_t offset, std::uint64_t length) const { return m_bytes.has(offset, length); }
 
   // The `width`-byte unsigned integer at `offset` in the file's byte order; 0 outside the data.
   std::uint64_t uint(std::uint64_t offset, unsigned width) const {
-    if (!has(offset, width)) {
-      return 0;
-    }
-    const auto* p = reinterpret_cast<const unsigned char*>(m_data.data()) + offset;
-    std::uint64_t v = 0;
-    for (unsigned i = 0; i < width; ++i) {
-      v = (v << 8U) | (m_big ? p[i] : p[width - 1 - i]);
-    }
-    return v;
+    return m_bytes.uint(offset, width);
   }
 
   // An address-sized field (Elf32_Addr/Off/Word or Elf64_Addr/Off/Xword).
@@ -176,6 +168,7 @@ private:
   void read_build_id();
 
   std::string_view m_data;
+  ByteView m_bytes;
   bool m_is64;
   bool m_big;
   ElfInfo m_info;

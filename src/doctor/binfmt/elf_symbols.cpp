@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "byte_view.hpp"
 #include "elf.hpp"
 
 #include <algorithm>
@@ -12,28 +13,12 @@ constexpr std::uint64_t k_sht_nobits = 8;
 constexpr std::uint64_t k_max_symbols = std::uint64_t{4} << 20U;
 constexpr std::uint64_t k_max_name = 4096;
 
-// Bounds-checked reads in the file's byte order, as in ElfReader.
-class View {
+// Bounds-checked reads in the file's byte order, and NUL-terminated strings inside a table.
+class View : public detail::ByteView {
 public:
   View(std::string_view data, bool big)
-      : m_data(data)
-      , m_big(big) {}
-
-  bool has(std::uint64_t offset, std::uint64_t length) const {
-    return offset <= m_data.size() && length <= m_data.size() - offset;
-  }
-
-  std::uint64_t uint(std::uint64_t offset, unsigned width) const {
-    if (!has(offset, width)) {
-      return 0;
-    }
-    const auto* p = reinterpret_cast<const unsigned char*>(m_data.data()) + offset;
-    std::uint64_t v = 0;
-    for (unsigned i = 0; i < width; ++i) {
-      v = (v << 8U) | (m_big ? p[i] : p[width - 1 - i]);
-    }
-    return v;
-  }
+      : ByteView(data, big)
+      , m_data(data) {}
 
   // The NUL-terminated string at `offset` if it ends inside [offset, limit).
   std::optional<std::string_view> string(std::uint64_t offset, std::uint64_t limit) const {
@@ -51,7 +36,6 @@ public:
 
 private:
   std::string_view m_data;
-  bool m_big;
 };
 
 struct Section {
