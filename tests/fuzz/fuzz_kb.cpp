@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// An edited knowledge base (--kb-dir) is user input: any findings.json or library_sets.json
-// must load or fail with a message.
+// An edited knowledge base (--kb-dir, kb --check) is user input: any findings.json,
+// library_sets.json or compatibility file must load or fail with a message. The first byte picks
+// the file the rest replaces.
 #include <doctor/kb/embedded.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,8 +14,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) {
     return 0;
   }
+  static constexpr std::array<const char*, 6> k_files = {"findings.json",
+                                                         "library_sets.json",
+                                                         "cuda_drivers.json",
+                                                         "cudnn_releases.json",
+                                                         "frameworks.json",
+                                                         "gpus.json"};
   std::vector<std::pair<std::string, std::string>> files;
-  const std::string replaced = data[0] % 2 == 0 ? "findings.json" : "library_sets.json";
+  const std::string replaced = k_files[data[0] % k_files.size()];
   for (const auto& f : doctor::kb::embedded_files()) {
     files.emplace_back(f.name,
                        f.name == replaced
@@ -24,6 +32,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (kb) {
     for (const auto& t : kb->findings()) {
       doctor::kb::placeholders(t.message);
+    }
+    // The queries must cope with whatever rows loaded.
+    const doctor::kb::CompatTables& c = kb->compat();
+    for (const auto& r : c.cuda_drivers()) {
+      c.minimum_driver(r.cuda, doctor::kb::Os::linux, true);
+      c.minimum_driver(r.cuda, doctor::kb::Os::windows, false);
+    }
+    for (const auto& r : c.cudnn_packages()) {
+      if (auto v = doctor::Version::parse(r.version)) {
+        c.cudnn_release(*v);
+      }
+    }
+    for (const auto& r : c.framework_builds()) {
+      if (auto v = doctor::Version::parse_prefix(r.versions)) {
+        c.framework_builds_for(r.framework, *v, r.os);
+      }
+    }
+    for (const auto& r : c.gpu_models()) {
+      c.gpu_model(r.device_id, r.subsystem_vendor.value_or(0), r.subsystem_device.value_or(0));
+      c.architecture(r.cc);
     }
   }
   return 0;

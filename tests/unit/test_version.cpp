@@ -36,6 +36,12 @@ TEST(version, prefix_parsing_stops_at_local_labels) {
   EXPECT_FALSE(Version::parse_prefix("cu124"));
 }
 
+TEST(version, truncated_keeps_the_first_parts_and_pads_with_zero) {
+  EXPECT_EQ(Version::parse("12.4.1")->truncated(2).str(), "12.4");
+  EXPECT_EQ(Version::parse("13")->truncated(3).str(), "13.0.0");
+  EXPECT_TRUE(Version::parse("11.8.89")->truncated(2) <= *Version::parse("11.8"));
+}
+
 TEST(version, starts_with_and_prefix) {
   const auto v = *Version::parse("9.19.0");
   EXPECT_TRUE(v.starts_with(*Version::parse("9.19")));

@@ -330,6 +330,10 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
   bool have_manifest = false;
   bool have_findings = false;
   bool have_sets = false;
+  // The compatibility files are parsed together after the loop; their KbFileInfo rows are filled
+  // in then. {name, contents} and {index in m_files, kind}.
+  std::vector<std::pair<std::string, std::string>> compat_files;
+  std::vector<std::pair<std::size_t, std::string>> compat_infos;
   try {
     for (const auto& [name, text] : files) {
       Json doc;
@@ -358,6 +362,9 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
       } else if (kind == "windows_loading") {
         kb.m_windows_loading = parse_windows_loading(doc, name);
         info.rows = kb.m_windows_loading.size();
+      } else if (CompatTables::is_compat_kind(kind)) {
+        compat_files.emplace_back(name, text);
+        compat_infos.emplace_back(kb.m_files.size(), kind);
       } else {
         throw Invalid{fmt::format("{}: unknown kind \"{}\"", name, kind)};
       }
@@ -367,6 +374,14 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
     return make_error(ErrorCode::parse, e.message);
   } catch (const Json::exception& e) {
     return make_error(ErrorCode::parse, e.what());
+  }
+  auto compat = CompatTables::parse_files(compat_files);
+  if (!compat) {
+    return tl::unexpected(compat.error());
+  }
+  kb.m_compat = std::move(*compat);
+  for (const auto& [index, kind] : compat_infos) {
+    kb.m_files[index].rows = kb.m_compat.rows_of_kind(kind);
   }
   if (!have_manifest || !have_findings || !have_sets) {
     return make_error(ErrorCode::parse,

@@ -3,6 +3,7 @@
 
 #include <doctor/core/cause_class.hpp>
 #include <doctor/core/severity.hpp>
+#include <doctor/kb/compat.hpp>
 #include <doctor/util/error.hpp>
 #include <doctor/util/version.hpp>
 
@@ -117,6 +118,9 @@ public:
                                                        std::string_view action,
                                                        const std::optional<Version>& version) const;
 
+  // The compatibility tables (empty tables when their files are absent from an override set).
+  const CompatTables& compat() const { return m_compat; }
+
   // The knowledge base's own version ("2026.11.29").
   const std::string& version() const { return m_version; }
   const std::vector<KbFileInfo>& files() const { return m_files; }
@@ -127,6 +131,7 @@ private:
   std::vector<FindingTemplate> m_findings;
   std::vector<CudnnLibrarySet> m_cudnn_sets;
   std::vector<WindowsLoadingRule> m_windows_loading;
+  CompatTables m_compat;
 };
 
 // Returns the placeholder names used in `text` ("{dir}" -> "dir"), in order of appearance.

@@ -59,6 +59,15 @@ unsigned Version::part(std::size_t index) const {
   return index < m_parts.size() ? m_parts[index] : 0;
 }
 
+Version Version::truncated(std::size_t n) const {
+  std::vector<unsigned> parts;
+  parts.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    parts.push_back(part(i));
+  }
+  return from_parts(std::move(parts));
+}
+
 std::string Version::prefix(std::size_t n) const {
   std::string out;
   for (std::size_t i = 0; i < n && i < m_parts.size(); ++i) {

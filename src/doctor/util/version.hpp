@@ -39,6 +39,9 @@ public:
   // Returns the first `n` components joined with dots ("9.19.0" -> "9.19" for n = 2).
   std::string prefix(std::size_t n) const;
 
+  // Returns the first `n` components as a version, missing ones as 0 ("12.4.1" -> 12.4 for n = 2).
+  Version truncated(std::size_t n) const;
+
   // True if this version's first components equal all components of `other` ("9.19.0" starts
   // with "9.19" and with "9").
   bool starts_with(const Version& other) const;
