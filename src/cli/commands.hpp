@@ -35,4 +35,9 @@ int run_check(const CheckOptions& options);
 // `snapshot`: collect facts and write them as JSON. Returns the exit status.
 int run_snapshot(const SnapshotOptions& options);
 
+// `kb`: print the knowledge base's version, files and number of distinct sources; with --check,
+// load DIR's files over the built-in ones first. Returns the exit status. Throws CommandError
+// (exit 2) naming the file, row and field when a --check file is not valid.
+int run_kb(const KbOptions& options);
+
 } // namespace doctor::cli

@@ -39,6 +39,12 @@ struct SnapshotOptions {
   std::string output; // -o FILE; empty or "-": stdout
 };
 
+// `kb`: list the knowledge base, or check an override directory.
+struct KbOptions {
+  std::string check_dir; // --check DIR; empty: the built-in knowledge base
+  bool json = false;     // --format json
+};
+
 // Parses "--env" values into a map. Returns ErrorCode::invalid_argument naming the first value
 // without '=' or with an empty name.
 Expected<std::map<std::string, std::string>>

@@ -42,6 +42,13 @@ constexpr const char* k_resolve_footer = R"(Exit status:
 
 Documentation: docs/resolve.md in the source tree.)";
 
+constexpr const char* k_kb_footer = R"(Exit status:
+  0  the knowledge base (with --check: DIR's files over the built-in ones) is valid
+  2  usage error, or a --check DIR whose files are not valid (the message names file, row, field)
+  3  internal error
+
+Documentation: docs/knowledge-base.md in the source tree.)";
+
 void add_target_options(CLI::App& cmd, TargetOptions& t, bool with_snapshot) {
   cmd.add_option("--sysroot",
                  t.sysroot,
@@ -83,7 +90,7 @@ void add_target_options(CLI::App& cmd, TargetOptions& t, bool with_snapshot) {
 // `cudnn-doctor` alone, or with only options, means `cudnn-doctor check`.
 std::vector<std::string> with_default_command(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  static const std::vector<std::string> k_commands = {"check", "snapshot", "resolve"};
+  static const std::vector<std::string> k_commands = {"check", "snapshot", "resolve", "kb"};
   const bool wants_top_level =
       !args.empty()
       && (args[0] == "--help" || args[0] == "-h" || args[0] == "--version" || args[0] == "help");
@@ -168,6 +175,22 @@ int parse_and_run(int argc, char** argv) {
   res_cmd->footer(k_resolve_footer);
   add_target_options(*res_cmd, res.target, false);
 
+  KbOptions kb_opts;
+  std::string kb_format = "text";
+  CLI::App* kb_cmd = app.add_subcommand(
+      "kb",
+      "List the knowledge base: its version, each file with its origin and rows, and how many "
+      "distinct sources its rows cite; or check an edited copy with --check DIR.");
+  kb_cmd
+      ->add_option("--check",
+                   kb_opts.check_dir,
+                   "Load the files in DIR over the built-in ones (as --kb-dir does) and report "
+                   "whether they are valid")
+      ->type_name("DIR");
+  kb_cmd->add_option("--format", kb_format, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  kb_cmd->footer(k_kb_footer);
+
   std::vector<std::string> args = with_default_command(argc, argv);
   std::reverse(args.begin(), args.end()); // CLI11 takes a reversed vector
   try {
@@ -186,6 +209,10 @@ int parse_and_run(int argc, char** argv) {
     check.color = parse_color(color).value_or(ColorMode::automatic);
     check.fail_on = parse_severity(fail_on).value_or(Severity::error);
     return run_check(check);
+  }
+  if (kb_cmd->parsed()) {
+    kb_opts.json = kb_format == "json";
+    return run_kb(kb_opts);
   }
   if (res_cmd->parsed()) {
     res.format = report::parse_format(res_format).value_or(report::Format::text);
