@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "support/nvcc.hpp"
 #include "support/temp_tree.hpp"
 
 #include <doctor/facts/collect.hpp>
@@ -159,7 +160,8 @@ TEST(python_collector, venv_with_torch_and_the_cudnn_wheel) {
                                                        + "/nvidia_cudnn_cu12-9.1.0.70.dist-info"));
   EXPECT_NE(torch.cudnn_version.source().find("records no cuDNN"), std::string::npos);
   EXPECT_FALSE(torch.cuda_archs);
-  EXPECT_FALSE(torch.cuda_archs.reason().empty());
+  EXPECT_NE(torch.cuda_archs.reason().find("/torch/lib/libtorch_cuda.so and "), std::string::npos)
+      << torch.cuda_archs.reason();
 
   const PythonEnv* system = env_at(envs, "/usr");
   ASSERT_NE(system, nullptr);
@@ -168,6 +170,40 @@ TEST(python_collector, venv_with_torch_and_the_cudnn_wheel) {
   EXPECT_EQ(system->python_version.value_or(""), "3.11");
   EXPECT_EQ(system->python_version.source(), "name:/usr/bin/python3.11");
   EXPECT_EQ(system->site_packages.value_or(""), "/usr/lib/python3/dist-packages");
+}
+
+TEST(python_collector, torch_cuda_archs_come_from_the_fatbin_of_libtorch_cuda) {
+  Machine m;
+  m.debian_python();
+  m.venv(k_venv);
+  m.torch(k_venv_site, k_torch_cu121);
+  const std::string lib = std::string(k_venv_site) + "/torch/lib/libtorch_cuda.so";
+  if (!test::make_cuda_library(m.tree.at(lib),
+                               "-gencode arch=compute_75,code=sm_75 "
+                               "-gencode arch=compute_90,code=[sm_90,compute_90]")) {
+    GTEST_SKIP() << "no CUDA toolkit: " << test::k_nvcc << " cannot build a CUDA library here";
+  }
+  m.env = {{"PATH", "/home/u/venv/bin:/usr/bin:/bin"}, {"VIRTUAL_ENV", k_venv}};
+  const auto envs = m.collect();
+  const PythonEnv* venv = env_at(envs, k_venv);
+  ASSERT_NE(venv, nullptr);
+  const Framework* torch = framework(*venv, "torch");
+  ASSERT_NE(torch, nullptr);
+  EXPECT_EQ(torch->cuda_archs.value_or({}),
+            (std::vector<std::string>{"sm_75", "sm_90", "compute_90"}))
+      << torch->cuda_archs.reason();
+  EXPECT_EQ(torch->cuda_archs.source(), "fatbin:" + lib);
+
+  // A libtorch_cuda.so that is no ELF file: unknown, and why.
+  m.tree.write(lib, "not a library");
+  const auto again = m.collect();
+  const Framework* broken = framework(*env_at(again, k_venv), "torch");
+  ASSERT_NE(broken, nullptr);
+  EXPECT_FALSE(broken->cuda_archs);
+  EXPECT_NE(broken->cuda_archs.reason().find(lib), std::string::npos)
+      << broken->cuda_archs.reason();
+  EXPECT_NE(broken->cuda_archs.reason().find("neither an ELF nor a PE file"), std::string::npos)
+      << broken->cuda_archs.reason();
 }
 
 TEST(python_collector, torch_without_cudnn_wheel_says_why) {

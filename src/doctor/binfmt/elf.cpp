@@ -277,6 +277,8 @@ void ElfReader::read_section_names() {
       name = string_at(names, m_sections[i].name, fmt::format("section {} name", i));
     }
     m_info.section_names.push_back(name.value_or(""));
+    const ElfSection& s = m_sections[i];
+    m_info.section_ranges.push_back({s.offset, s.type == k_sht_nobits ? 0 : s.size});
   }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <doctor/binfmt/section_range.hpp>
 #include <doctor/util/error.hpp>
 
 #include <cstdint>
@@ -43,6 +44,8 @@ struct ElfInfo {
   // Every section's name, in order and indexed like the section header table: [0] is the null
   // section's "", and a name that cannot be read is "" too (with a problem).
   std::vector<std::string> section_names;
+  // Every section's file range, indexed like section_names (e.g. `.nv_fatbin`, read by fatbin.hpp).
+  std::vector<SectionRange> section_ranges;
   // Structural problems found while reading, as lower-case fragments: "section header table at
   // offset 6120 (29 entries of 64 bytes) ends at 7976, past the end of the 4096-byte file
   // (truncated?)". A file with problems may still give partial information. At most 64 are listed,

@@ -428,6 +428,9 @@ Expected<PeInfo> parse_pe(std::string_view data) {
   }
   const PeImage image(data, h);
   for (const auto& s : h.sections) {
+    info.section_ranges.push_back(
+        {image.raw_pointer(s),
+         s.virtual_size != 0 ? std::min(s.raw_size, s.virtual_size) : s.raw_size});
     const std::uint64_t end = image.raw_pointer(s) + s.raw_size;
     if (s.raw_size != 0 && end > data.size()) {
       info.problems.push_back(

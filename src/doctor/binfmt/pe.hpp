@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <doctor/binfmt/section_range.hpp>
 #include <doctor/util/error.hpp>
 
 #include <cstdint>
@@ -43,6 +44,9 @@ struct PeInfo {
   bool has_signature = false;
   // In table order; "/4"-style long names (mingw's ".debug_info") come from the COFF string table.
   std::vector<std::string> section_names;
+  // Every section's file bytes, indexed like section_names: where the loader reads them from, and
+  // SizeOfRawData cut to VirtualSize (the rest is file-alignment padding).
+  std::vector<SectionRange> section_ranges;
   // Structural problems ("section .text ends at 173056, past the end of the 100000-byte file
   // (truncated?)"); the rest is still read where possible.
   std::vector<std::string> problems;

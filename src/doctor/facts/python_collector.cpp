@@ -4,6 +4,7 @@
 #include "python_files.hpp"
 #include "text_formats.hpp"
 
+#include <doctor/binfmt/fatbin.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -307,6 +308,41 @@ void set_all_build_facts_unknown(Framework& fw, const std::string& reason) {
   fw.cuda_archs = Fact<std::vector<std::string>>::unknown(reason);
 }
 
+// The GPU architectures torch was compiled for: version.py does not record them, so they come from
+// the CUDA device code of its CUDA library (binfmt/fatbin.hpp), as the architectures every
+// container there has code for (torch declares the same list; a few kernels add sm_90a and the
+// like). Reads only the fatbin headers, a few milliseconds for torch's 500 MB library.
+Fact<std::vector<std::string>> torch_cuda_archs(const platform::SysRoot& root,
+                                                const std::string& location) {
+  std::vector<std::string> tried;
+  for (const char* name : {"lib/libtorch_cuda.so", "lib/torch_cuda.dll"}) {
+    const std::string path = platform::join_path(location, name);
+    auto real = root.resolve(path);
+    if (!real) {
+      tried.push_back(path);
+      continue;
+    }
+    auto file = binfmt::read_fatbin_file(root.host_path(*real));
+    if (!file) {
+      return Fact<std::vector<std::string>>::unknown(
+          fmt::format("the CUDA device code of {} cannot be read: {}", path, file.error().message));
+    }
+    auto archs = binfmt::fatbin_common_archs(file->fatbin);
+    if (archs.empty()) {
+      return Fact<std::vector<std::string>>::unknown(fmt::format(
+          "the {} section of {} holds no SASS or PTX{}",
+          file->section_name,
+          path,
+          file->fatbin.problems.empty() ? "" : fmt::format(" ({})", file->fatbin.problems[0])));
+    }
+    return Fact<std::vector<std::string>>::known(std::move(archs), fmt::format("fatbin:{}", path));
+  }
+  return Fact<std::vector<std::string>>::unknown(
+      fmt::format("{} do not exist (torch/version.py records no compute capabilities; a CPU-only "
+                  "build has no CUDA library)",
+                  util::join(tried, " and ")));
+}
+
 Framework read_torch(const platform::SysRoot& root, const SiteDir& site, const PythonEnv& env) {
   Framework fw = make_framework("torch", site, "torch");
   const FileText file = read_small(root, platform::join_path(fw.location, "version.py"));
@@ -319,8 +355,7 @@ Framework read_torch(const platform::SysRoot& root, const SiteDir& site, const P
   } else {
     fw.version = dist_version(site, {"torch"});
   }
-  fw.cuda_archs = Fact<std::vector<std::string>>::unknown(
-      "torch/version.py records no compute capabilities (they are in the compiled libraries)");
+  fw.cuda_archs = torch_cuda_archs(root, fw.location);
   if (!parsed || !parsed->cuda_recorded) {
     const std::string reason =
         !file.text
