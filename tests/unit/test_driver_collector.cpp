@@ -281,5 +281,38 @@ TEST(driver_collector, empty_dev_is_known_and_empty) {
   EXPECT_TRUE(f.driver.device_nodes->empty());
 }
 
+TEST(driver_collector, nvidia_modules_of_each_installed_kernel_and_dkms_trees) {
+  test::TempDir t;
+  t.write("/lib/modules/6.1.0-26-amd64/modules.dep",
+          "kernel/drivers/video/fbdev/nvidia/nvidiafb.ko.xz: kernel/drivers/video/vgastate.ko.xz\n"
+          "updates/dkms/nvidia-current.ko:\n"
+          "updates/dkms/nvidia-current-uvm.ko: updates/dkms/nvidia-current.ko\n");
+  t.write("/lib/modules/6.1.0-28-amd64/modules.dep", "kernel/fs/ext4/ext4.ko.xz:\n");
+  t.mkdir("/lib/modules/6.1.0-30-amd64");
+  t.mkdir("/var/lib/dkms/nvidia-current/535.183.01/6.1.0-26-amd64");
+  t.write("/var/lib/dkms/nvidia-current/kernel-6.1.0-26-amd64-x86_64", "link stand-in");
+  t.mkdir("/var/lib/dkms/zfs/2.1.11");
+  const Facts f = collect(t.sysroot());
+  ASSERT_TRUE(f.driver.installed_modules) << f.driver.installed_modules.reason();
+  const auto& kernels = *f.driver.installed_modules;
+  ASSERT_EQ(kernels.size(), 3U);
+  EXPECT_EQ(kernels[0].kernel_release, "6.1.0-26-amd64");
+  EXPECT_EQ(kernels[0].nvidia_modules,
+            std::vector<std::string>{"/lib/modules/6.1.0-26-amd64/updates/dkms/nvidia-current.ko"});
+  EXPECT_TRUE(kernels[1].nvidia_modules.empty());
+  EXPECT_TRUE(kernels[2].nvidia_modules.empty()) << "no modules.dep: nothing listed";
+  ASSERT_TRUE(f.driver.dkms_modules);
+  EXPECT_EQ(*f.driver.dkms_modules, std::vector<std::string>{"nvidia-current/535.183.01"});
+}
+
+TEST(driver_collector, without_lib_modules_or_dkms_the_facts_say_why) {
+  test::TempDir t;
+  const Facts f = collect(t.sysroot());
+  EXPECT_FALSE(f.driver.installed_modules);
+  EXPECT_NE(f.driver.installed_modules.reason().find("/lib/modules"), std::string::npos);
+  EXPECT_FALSE(f.driver.dkms_modules);
+  EXPECT_NE(f.driver.dkms_modules.reason().find("DKMS is not installed"), std::string::npos);
+}
+
 } // namespace
 } // namespace doctor

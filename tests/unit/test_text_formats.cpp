@@ -344,5 +344,24 @@ TEST(text_formats, parsers_survive_junk_and_huge_lines) {
   EXPECT_TRUE(parse_proc_modules(texts.front()).empty());
 }
 
+TEST(text_formats, modules_dep_lists_the_nvidia_driver_modules_only) {
+  const std::string dep =
+      "kernel/drivers/video/fbdev/nvidia/nvidiafb.ko.xz: kernel/drivers/video/vgastate.ko.xz\n"
+      "kernel/drivers/platform/x86/nvidia-wmi-ec-backlight.ko.zst:\n"
+      "updates/dkms/nvidia.ko.zst:\n"
+      "updates/dkms/nvidia-uvm.ko.zst: updates/dkms/nvidia.ko.zst\n"
+      "/lib/modules/5.4.0/kernel/nvidia-535/nvidia-current.ko: \n"
+      "extra/nvidia-tesla-470.ko.xz:\n"
+      "no colon here nvidia.ko\n"
+      ": nvidia.ko\n";
+  EXPECT_EQ(parse_modules_dep_nvidia(dep),
+            (std::vector<std::string>{"updates/dkms/nvidia.ko.zst",
+                                      "/lib/modules/5.4.0/kernel/nvidia-535/nvidia-current.ko",
+                                      "extra/nvidia-tesla-470.ko.xz"}));
+  for (const std::string& path : parse_modules_dep_nvidia(junk(1 << 16, 7))) {
+    EXPECT_NE(path.find("nvidia"), std::string::npos);
+  }
+}
+
 } // namespace
 } // namespace doctor

@@ -197,12 +197,74 @@ void collect_device_nodes(const platform::SysRoot& root, DriverInfo& d) {
   d.device_nodes = Fact<std::vector<DeviceNode>>::known(std::move(nodes), "dir:/dev");
 }
 
+// The NVIDIA modules each installed kernel has, from its modules.dep (written by depmod, which
+// DKMS and the distributions' module packages run). A kernel update without a rebuilt module shows
+// as a running kernel whose list is empty while an older kernel's is not.
+void collect_installed_modules(const platform::SysRoot& root, DriverInfo& d) {
+  constexpr const char* k_modules = "/lib/modules";
+  auto kernels = root.list_dir(k_modules);
+  if (!kernels) {
+    d.installed_modules = Fact<std::vector<KernelModules>>::unknown(
+        fmt::format("cannot list {}: {}", k_modules, kernels.error().message));
+  } else {
+    std::vector<KernelModules> found;
+    found.reserve(kernels->size());
+    for (const util::DirEntry& e : *kernels) {
+      const std::string dir = platform::join_path(k_modules, e.name);
+      if (!root.is_dir(dir)) {
+        continue;
+      }
+      KernelModules k;
+      k.kernel_release = util::sanitize(e.name, 100);
+      if (auto dep = root.read_file(platform::join_path(dir, "modules.dep"), 16 * k_small_file)) {
+        for (const std::string& path : parse_modules_dep_nvidia(*dep)) {
+          k.nvidia_modules.push_back(path.starts_with('/') ? path : platform::join_path(dir, path));
+        }
+      }
+      found.push_back(std::move(k));
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+      return a.kernel_release < b.kernel_release;
+    });
+    d.installed_modules =
+        Fact<std::vector<KernelModules>>::known(std::move(found), "dir:/lib/modules/*/modules.dep");
+  }
+
+  constexpr const char* k_dkms = "/var/lib/dkms";
+  auto trees = root.list_dir(k_dkms);
+  if (!trees) {
+    d.dkms_modules = Fact<std::vector<std::string>>::unknown(
+        trees.error().code == ErrorCode::not_found
+            ? fmt::format("{} does not exist: DKMS is not installed", k_dkms)
+            : fmt::format("cannot list {}: {}", k_dkms, trees.error().message));
+    return;
+  }
+  std::vector<std::string> modules;
+  for (const util::DirEntry& e : *trees) {
+    if (!e.name.starts_with("nvidia")) {
+      continue;
+    }
+    auto versions = root.list_dir(platform::join_path(k_dkms, e.name));
+    if (!versions) {
+      continue;
+    }
+    for (const util::DirEntry& v : *versions) {
+      if (!v.name.empty() && v.name[0] >= '0' && v.name[0] <= '9') {
+        modules.push_back(util::sanitize(e.name + "/" + v.name, 100));
+      }
+    }
+  }
+  std::sort(modules.begin(), modules.end());
+  d.dkms_modules = Fact<std::vector<std::string>>::known(std::move(modules), "dir:/var/lib/dkms");
+}
+
 } // namespace
 
 void collect_driver(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
   collect_module(root, facts.driver);
   collect_libraries(root, facts, facts.driver);
   collect_device_nodes(root, facts.driver);
+  collect_installed_modules(root, facts.driver);
 }
 
 } // namespace doctor::facts

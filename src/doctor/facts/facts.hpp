@@ -100,6 +100,14 @@ struct NvmlInfo {
   bool operator==(const NvmlInfo&) const = default;
 };
 
+// A kernel installed under /lib/modules and the NVIDIA driver modules its modules.dep lists.
+struct KernelModules {
+  std::string kernel_release; // "6.1.0-26-amd64"
+  std::vector<std::string>
+      nvidia_modules; // "/lib/modules/6.1.0-26-amd64/updates/dkms/nvidia-current.ko"
+  bool operator==(const KernelModules&) const = default;
+};
+
 struct DriverInfo {
   Fact<std::string> kernel_module_version;       // "535.104.05"
   Fact<std::string> kernel_module_banner;        // first line of /proc/driver/nvidia/version
@@ -110,6 +118,10 @@ struct DriverInfo {
   std::vector<DriverLibrary> libraries;
   Fact<std::vector<DeviceNode>> device_nodes;
   NvmlInfo nvml;
+  // Every kernel under /lib/modules with the NVIDIA modules built for it, sorted by release.
+  Fact<std::vector<KernelModules>> installed_modules;
+  // DKMS trees of NVIDIA modules ("nvidia/535.183.01", "nvidia-current/525.147.05").
+  Fact<std::vector<std::string>> dkms_modules;
   bool operator==(const DriverInfo&) const = default;
 };
 

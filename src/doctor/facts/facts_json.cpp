@@ -76,6 +76,7 @@ DOCTOR_JSON_FIELDS(NvmlInfo,
                    driver_version,
                    cuda_driver_version,
                    devices)
+DOCTOR_JSON_FIELDS(KernelModules, kernel_release, nvidia_modules)
 DOCTOR_JSON_FIELDS(DriverInfo,
                    kernel_module_version,
                    kernel_module_banner,
@@ -85,7 +86,9 @@ DOCTOR_JSON_FIELDS(DriverInfo,
                    nouveau_loaded,
                    libraries,
                    device_nodes,
-                   nvml)
+                   nvml,
+                   installed_modules,
+                   dkms_modules)
 DOCTOR_JSON_FIELDS(PciDevice,
                    address,
                    vendor_id,

@@ -144,6 +144,34 @@ std::vector<std::string> parse_proc_modules(std::string_view text) {
   return out;
 }
 
+std::vector<std::string> parse_modules_dep_nvidia(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string_view line : util::split_lines(text)) {
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0 || colon > 512) {
+      continue;
+    }
+    const std::string_view path = line.substr(0, colon);
+    std::string_view stem = path.substr(path.rfind('/') + 1);
+    const auto ko = stem.find(".ko");
+    if (ko == std::string_view::npos) {
+      continue;
+    }
+    stem = stem.substr(0, ko);
+    const bool driver = stem == "nvidia" || stem.starts_with("nvidia-current")
+                        || stem.starts_with("nvidia-tesla") || stem.starts_with("nvidia-legacy")
+                        || stem.starts_with("nvidia-open");
+    // nvidia-current-uvm, nvidia-current-drm, … are the driver's helpers, not the core module.
+    if (driver && stem.find("uvm") == std::string_view::npos
+        && stem.find("drm") == std::string_view::npos
+        && stem.find("modeset") == std::string_view::npos
+        && stem.find("peermem") == std::string_view::npos) {
+      out.emplace_back(util::sanitize(path, 512));
+    }
+  }
+  return out;
+}
+
 std::optional<Version> parse_cuda_version_json(std::string_view text) {
   const auto doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {

@@ -42,6 +42,12 @@ CpuInfo parse_cpuinfo(std::string_view text);
 // Returns the names of loaded modules in /proc/modules text.
 std::vector<std::string> parse_proc_modules(std::string_view text);
 
+// Returns the paths of NVIDIA driver modules (nvidia.ko, Debian's nvidia-current.ko,
+// nvidia-tesla-*, nvidia-legacy-*, nvidia-open*; compressed or not) that a modules.dep lists, as
+// written there (relative to the kernel's module directory, or absolute). The kernel's own nvidiafb
+// and nvidia-wmi-ec-backlight are not the NVIDIA driver and are skipped.
+std::vector<std::string> parse_modules_dep_nvidia(std::string_view text);
+
 // Reads the toolkit version from a CUDA version.json ({"cuda": {"version": "12.4.1"}}).
 std::optional<Version> parse_cuda_version_json(std::string_view text);
 
