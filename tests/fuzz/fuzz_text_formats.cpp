@@ -29,6 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     break;
   case 4:
     parse_proc_modules(text);
+    parse_modules_dep_nvidia(text);
     break;
   case 5:
     parse_cuda_version_json(text);
