@@ -7,7 +7,9 @@ tree; ARGS lists extra arguments; ENV maps --env variables), expected.txt and ex
 driver builds the tree in a temporary directory, runs `cudnn-doctor check --sysroot TREE` in text
 (no colour) and JSON, replaces the temporary path with <SYSROOT>, and diffs against the expected
 files. It also checks that a snapshot of the tree analysed with `check --snapshot` gives the same
-findings as the direct run.
+findings as the direct run. A scenario of a machine no collector here reads (a Windows one)
+defines edit_snapshot(doc): the driver snapshots the tree, lets the scenario edit that JSON into the
+machine's facts, and checks the edited snapshot instead.
 
   run_golden.py CUDNN_DOCTOR SCENARIO_DIR            # check one scenario
   run_golden.py CUDNN_DOCTOR SCENARIO_DIR --update   # rewrite its expected files
@@ -63,6 +65,22 @@ def main():
         base = ["check", "--sysroot", root]
         for k, v in sorted(getattr(mod, "ENV", {}).items()):
             base += ["--env", f"{k}={v}"]
+        edit = getattr(mod, "edit_snapshot", None)
+        if edit is not None:
+            # A machine no collector here can read (a Windows one): the scenario edits the
+            # snapshot of its tree into that machine's facts, and the check reads the snapshot.
+            snap = os.path.join(work, "edited-snapshot.json")
+            code, _, err = run(exe, ["snapshot"] + base[1:] + ["-o", snap])
+            if code != 0:
+                print(f"snapshot exited {code}: {err}", file=sys.stderr)
+                keep = True
+                return 1
+            with open(snap, encoding="utf-8") as f:
+                doc = json.load(f)
+            edit(doc)
+            with open(snap, "w", encoding="utf-8") as f:
+                json.dump(doc, f, indent=2)
+            base = ["check", "--snapshot", snap]
         base += list(getattr(mod, "ARGS", []))
         outputs = {}
         codes = {}
@@ -72,7 +90,7 @@ def main():
                 print(f"check --format {fmt} exited {code}: {err}", file=sys.stderr)
                 keep = True
                 return 1
-            outputs[name] = out.replace(root, "<SYSROOT>")
+            outputs[name] = out.replace(root, "<SYSROOT>").replace(work, "<WORK>")
             codes[name] = code
         code_expected = getattr(mod, "EXIT", None)
         if code_expected is not None and codes["expected.json"] != code_expected:
@@ -81,18 +99,19 @@ def main():
             return 1
 
         # The same tree through a snapshot must give the same findings.
-        snap = os.path.join(work, "snapshot.json")
-        code, _, err = run(exe, ["snapshot", "--sysroot", root, "-o", snap] +
-                           [a for k, v in sorted(getattr(mod, "ENV", {}).items()) for a in ("--env", f"{k}={v}")])
-        if code != 0:
-            print(f"snapshot exited {code}: {err}", file=sys.stderr)
-            keep = True
-            return 1
-        code, out, err = run(exe, ["check", "--snapshot", snap, "--format", "json"] + list(getattr(mod, "ARGS", [])))
-        if json.loads(out)["findings"] != json.loads(outputs["expected.json"].replace("<SYSROOT>", root))["findings"]:
-            print("check --snapshot gives other findings than check --sysroot", file=sys.stderr)
-            keep = True
-            return 1
+        if edit is None:
+            snap = os.path.join(work, "snapshot.json")
+            code, _, err = run(exe, ["snapshot", "--sysroot", root, "-o", snap] +
+                               [a for k, v in sorted(getattr(mod, "ENV", {}).items()) for a in ("--env", f"{k}={v}")])
+            if code != 0:
+                print(f"snapshot exited {code}: {err}", file=sys.stderr)
+                keep = True
+                return 1
+            code, out, err = run(exe, ["check", "--snapshot", snap, "--format", "json"] + list(getattr(mod, "ARGS", [])))
+            if json.loads(out)["findings"] != json.loads(outputs["expected.json"].replace("<SYSROOT>", root))["findings"]:
+                print("check --snapshot gives other findings than check --sysroot", file=sys.stderr)
+                keep = True
+                return 1
 
         failed = False
         for name, actual in outputs.items():

@@ -15,6 +15,29 @@ void check_driver_loaded(const facts::Facts& facts, const kb::KnowledgeBase& kb,
 void check_nouveau(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 void check_device_nodes(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 void check_nvml_probe(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_driver_version_mismatch(const facts::Facts& facts,
+                                   const kb::KnowledgeBase& kb,
+                                   FindingSink& out);
+
+// compat_driver_checks.cpp: the driver against what runs on it (family 1, version compatibility).
+void check_driver_for_cuda(const facts::Facts& facts,
+                           const kb::KnowledgeBase& kb,
+                           FindingSink& out);
+void check_gpu_driver_support(const facts::Facts& facts,
+                              const kb::KnowledgeBase& kb,
+                              FindingSink& out);
+void check_gpu_toolkit_support(const facts::Facts& facts,
+                               const kb::KnowledgeBase& kb,
+                               FindingSink& out);
+
+// compat_build_checks.cpp: framework builds against the cuDNN they load and the GPU they run on.
+void check_cudnn_for_framework(const facts::Facts& facts,
+                               const kb::KnowledgeBase& kb,
+                               FindingSink& out);
+void check_gpu_arch(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_tensorflow_windows(const facts::Facts& facts,
+                              const kb::KnowledgeBase& kb,
+                              FindingSink& out);
 
 // cudnn_checks.cpp: each cuDNN installation is one complete release.
 void check_cudnn_sets(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);

@@ -32,10 +32,108 @@ void add_gpu_evidence(const facts::Facts& facts, FindingDraft& d) {
   }
 }
 
+// After a kernel update the NVIDIA module must be rebuilt (DKMS) or installed (a prebuilt
+// linux-modules-nvidia package) for the new kernel; until then the running kernel has none, while
+// the kernel booted before still has its copy. Fills `d` and returns true in that case.
+bool module_missing_for_kernel(const facts::Facts& facts, FindingDraft& d) {
+  const auto& drv = facts.driver;
+  if (!facts.os.kernel_release || !drv.installed_modules) {
+    return false;
+  }
+  const std::string& running = *facts.os.kernel_release;
+  std::vector<std::string> others;
+  bool running_listed = false;
+  for (const facts::KernelModules& k : *drv.installed_modules) {
+    if (k.kernel_release == running) {
+      running_listed = true;
+      if (!k.nvidia_modules.empty()) {
+        return false;
+      }
+    } else if (!k.nvidia_modules.empty()) {
+      others.push_back(k.kernel_release);
+    }
+  }
+  const bool dkms = drv.dkms_modules && !drv.dkms_modules->empty();
+  if (others.empty() && !dkms) {
+    return false; // no NVIDIA module for any kernel: the driver is not installed at all
+  }
+  d.id = "driver.module_missing_for_kernel";
+  d.params = {{"gpu", describe_gpus(facts.pci->nvidia_gpus)},
+              {"kernel", running},
+              {"others", others.empty() ? std::string("none") : util::join(others, ", ")},
+              {"dkms", dkms ? util::join(*drv.dkms_modules, ", ") : std::string("none")},
+              {"dkms_module", dkms ? drv.dkms_modules->back() : std::string("nvidia/VERSION")}};
+  add_gpu_evidence(facts, d);
+  d.evidence.push_back(evidence_of(facts.os.kernel_release, "running kernel"));
+  d.evidence.push_back(evidence_of(drv.kernel_module_version, "NVIDIA kernel module"));
+  d.evidence.push_back(Evidence{
+      drv.installed_modules.source(),
+      running_listed ? fmt::format("/lib/modules/{}/modules.dep lists no NVIDIA module", running)
+                     : fmt::format("/lib/modules/{} does not exist", running)});
+  for (const facts::KernelModules& k : *drv.installed_modules) {
+    if (!k.nvidia_modules.empty()) {
+      d.evidence.push_back(Evidence{
+          drv.installed_modules.source(),
+          fmt::format("kernel {}: {}", k.kernel_release, util::join(k.nvidia_modules, ", "))});
+    }
+  }
+  d.evidence.push_back(evidence_of(drv.dkms_modules, "DKMS trees"));
+  if (drv.dkms_modules && !drv.dkms_modules->empty()) {
+    d.evidence.back().value = "DKMS trees: " + util::join(*drv.dkms_modules, ", ");
+  }
+  d.tags = distro_tags(facts);
+  d.tags.emplace_back(dkms ? "dkms" : "prebuilt");
+  return true;
+}
+
 } // namespace
+
+// The loaded kernel module and the user-space driver libraries must be the same release:
+// libcuda and NVML refuse to talk to a module of another version ("Driver/library version
+// mismatch", cudaErrorSystemDriverMismatch 803). Typical after a driver package update without a
+// reboot.
+void check_driver_version_mismatch(const facts::Facts& facts,
+                                   const kb::KnowledgeBase&,
+                                   FindingSink& out) {
+  const auto& drv = facts.driver;
+  if (!drv.kernel_module_version) {
+    return;
+  }
+  std::vector<std::string> differing;
+  FindingDraft d;
+  for (const facts::DriverLibrary& lib : drv.libraries) {
+    if (lib.stub || !lib.version || *lib.version == *drv.kernel_module_version) {
+      continue;
+    }
+    differing.push_back(fmt::format("{} {} ({})", lib.name, *lib.version, lib.path));
+    d.evidence.push_back(evidence_of(lib.version, lib.name + " " + lib.path));
+  }
+  const bool nvml_says = drv.nvml.init_result && *drv.nvml.init_result == 18;
+  if (differing.empty() && !nvml_says) {
+    return;
+  }
+  d.id = "driver.version_mismatch";
+  d.subject = "NVIDIA driver";
+  d.params = {{"module_version", *drv.kernel_module_version},
+              {"libraries", differing.empty() ? std::string("NVML") : util::join(differing, "; ")}};
+  d.evidence.insert(d.evidence.begin(),
+                    evidence_of(drv.kernel_module_version, "loaded NVIDIA kernel module"));
+  if (nvml_says) {
+    d.evidence.push_back(Evidence{drv.nvml.init_result.source(),
+                                  "nvmlInit_v2 returned 18 (NVML_ERROR_LIB_RM_VERSION_MISMATCH)"});
+  }
+  d.tags = distro_tags(facts);
+  out.add(std::move(d));
+}
 
 void check_driver_loaded(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
   if (!facts.pci || facts.pci->nvidia_gpus.empty() || facts.driver.kernel_module_version) {
+    return;
+  }
+  // Linux kernel modules only; and NVML listing GPUs proves a working driver whatever the files
+  // say.
+  const auto& nvml = facts.driver.nvml;
+  if (facts.collection.os_family != "linux" || (nvml.devices && !nvml.devices->empty())) {
     return;
   }
   const auto& gpus = facts.pci->nvidia_gpus;
@@ -46,6 +144,10 @@ void check_driver_loaded(const facts::Facts& facts, const kb::KnowledgeBase&, Fi
   FindingDraft d;
   d.id = "driver.not_loaded";
   d.subject = gpus.front().address;
+  if (module_missing_for_kernel(facts, d)) {
+    out.add(std::move(d));
+    return;
+  }
   std::string reason = facts.driver.kernel_module_version.reason();
   if (std::any_of(
           gpus.begin(), gpus.end(), [](const auto& g) { return bound_to(g, "vfio-pci"); })) {

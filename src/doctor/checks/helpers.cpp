@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "helpers.hpp"
 
+#include <doctor/loader/facts_probe.hpp>
 #include <doctor/util/strings.hpp>
 
 namespace doctor::checks {
@@ -52,6 +53,15 @@ PackageHint package_hint(const facts::CudnnInstall& install) {
     hint.package_spec = hint.package;
   }
   return hint;
+}
+
+std::vector<loader::LoadContext> loader_contexts(const facts::Facts& facts,
+                                                 const kb::KnowledgeBase& kb) {
+  if (facts.collection.os_family != "linux" || facts.probed_paths.empty()) {
+    return {};
+  }
+  loader::FactsProbe probe(facts);
+  return loader::analyse_linux(facts, kb, probe);
 }
 
 } // namespace doctor::checks

@@ -3,6 +3,8 @@
 
 #include <doctor/core/finding.hpp>
 #include <doctor/facts/facts.hpp>
+#include <doctor/kb/knowledge_base.hpp>
+#include <doctor/loader/analysis.hpp>
 
 #include <fmt/format.h>
 
@@ -43,5 +45,10 @@ struct PackageHint {
   std::string package_spec; // name with pinned version, or "(none)"
 };
 PackageHint package_hint(const facts::CudnnInstall& install);
+
+// The loader walk, answered from the snapshot. Returns nothing for a facts file that never had
+// a loader walk (not Linux, or an older snapshot).
+std::vector<loader::LoadContext> loader_contexts(const facts::Facts& facts,
+                                                 const kb::KnowledgeBase& kb);
 
 } // namespace doctor::checks

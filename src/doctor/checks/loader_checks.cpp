@@ -16,16 +16,6 @@ namespace {
 
 constexpr const char* k_unknown_version = "version unknown";
 
-// The loader walk, answered from the snapshot. Returns nothing for a facts file that never had
-// a loader walk (not Linux, or an older snapshot).
-std::vector<loader::LoadContext> contexts(const facts::Facts& facts, const kb::KnowledgeBase& kb) {
-  if (facts.collection.os_family != "linux" || facts.probed_paths.empty()) {
-    return {};
-  }
-  loader::FactsProbe probe(facts);
-  return loader::analyse_linux(facts, kb, probe);
-}
-
 // Evidence lines for a resolution: every path considered, numbered as the loader tries them.
 void add_steps(const loader::Resolution& r, FindingDraft& d) {
   std::size_t n = 0;
@@ -172,7 +162,7 @@ FindingDraft framework_not_found(const facts::Facts& facts,
 void check_loader_not_found(const facts::Facts& facts,
                             const kb::KnowledgeBase& kb,
                             FindingSink& out) {
-  const std::vector<loader::LoadContext> all = contexts(facts, kb);
+  const std::vector<loader::LoadContext> all = loader_contexts(facts, kb);
   // (requesting file, name) pairs a framework finding already covers.
   std::set<std::pair<std::string, std::string>> covered;
   // cuDNN libraries whose own DT_NEEDED cannot be met, by the directory they are in: one finding
@@ -247,7 +237,7 @@ void check_loader_cudnn_split(const facts::Facts& facts,
                               FindingSink& out) {
   loader::FactsProbe probe(facts);
   std::set<std::string> reported;
-  for (const loader::LoadContext& ctx : contexts(facts, kb)) {
+  for (const loader::LoadContext& ctx : loader_contexts(facts, kb)) {
     std::map<std::string, std::vector<const loader::LoadStep*>> by_dispatcher;
     for (const loader::LoadStep& step : ctx.steps) {
       if (step.resolution.chosen && step.role == loader::LibraryRole::cudnn_sublibrary
@@ -301,7 +291,7 @@ void check_loader_cudnn_split(const facts::Facts& facts,
 void check_loader_shadowed(const facts::Facts& facts,
                            const kb::KnowledgeBase& kb,
                            FindingSink& out) {
-  for (const loader::LoadContext& ctx : contexts(facts, kb)) {
+  for (const loader::LoadContext& ctx : loader_contexts(facts, kb)) {
     if (!is_framework(ctx) || ctx.shipped_cudnn_dir.empty()) {
       continue;
     }
@@ -341,7 +331,7 @@ void check_loader_shadowed(const facts::Facts& facts,
 // driver's library by any walk.
 void check_loader_stub(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out) {
   std::set<std::string> reported;
-  for (const loader::LoadContext& ctx : contexts(facts, kb)) {
+  for (const loader::LoadContext& ctx : loader_contexts(facts, kb)) {
     for (const loader::LoadStep& step : ctx.steps) {
       const loader::Resolution& r = step.resolution;
       if (step.role != loader::LibraryRole::driver || !r.chosen || !is_stub(r.chosen->real_path)

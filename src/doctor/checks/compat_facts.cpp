@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+#include "compat_facts.hpp"
+
+#include "helpers.hpp"
+
+#include <doctor/util/strings.hpp>
+
+#include <algorithm>
+
+namespace doctor::checks {
+
+kb::Os os_of(const facts::Facts& facts) {
+  return facts.collection.os_family == "windows" ? kb::Os::windows : kb::Os::linux;
+}
+
+std::optional<DriverVersion> installed_driver(const facts::Facts& facts) {
+  const auto& drv = facts.driver;
+  if (drv.kernel_module_version) {
+    if (auto v = Version::parse(*drv.kernel_module_version)) {
+      return DriverVersion{*v, evidence_of(drv.kernel_module_version, "NVIDIA kernel module")};
+    }
+  }
+  if (drv.nvml.driver_version) {
+    if (auto v = Version::parse(*drv.nvml.driver_version)) {
+      return DriverVersion{*v, evidence_of(drv.nvml.driver_version, "driver version (NVML)")};
+    }
+  }
+  for (const facts::DriverLibrary& lib : drv.libraries) {
+    if (lib.name == "libcuda" && !lib.stub && lib.version) {
+      if (auto v = Version::parse(*lib.version)) {
+        return DriverVersion{*v, evidence_of(lib.version, "user-space driver " + lib.path)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<GpuCc> gpus_with_cc(const facts::Facts& facts, const kb::CompatTables& compat) {
+  std::vector<GpuCc> out;
+  const auto& nvml = facts.driver.nvml;
+  if (nvml.devices && !nvml.devices->empty()) {
+    out.reserve(nvml.devices->size());
+    for (const facts::NvmlDevice& dev : *nvml.devices) {
+      GpuCc g;
+      g.description = fmt::format("GPU {} {}", dev.index, dev.name.value_or("(name unknown)"));
+      if (dev.compute_capability) {
+        g.cc = Version::parse(*dev.compute_capability);
+        g.cc_source = "nvml";
+      }
+      g.evidence.push_back(evidence_of(dev.compute_capability,
+                                       fmt::format("{}: compute capability", g.description)));
+      out.push_back(std::move(g));
+    }
+    return out;
+  }
+  if (!facts.pci) {
+    return out;
+  }
+  out.reserve(facts.pci->nvidia_gpus.size());
+  for (const facts::PciDevice& dev : facts.pci->nvidia_gpus) {
+    GpuCc g;
+    const kb::GpuModelRow* model =
+        compat.gpu_model(static_cast<std::uint16_t>(dev.device_id),
+                         static_cast<std::uint16_t>(dev.subsystem_vendor_id),
+                         static_cast<std::uint16_t>(dev.subsystem_device_id));
+    const std::string name =
+        model ? model->name : dev.name.value_or(fmt::format("device {:04x}", dev.device_id));
+    g.description = fmt::format("NVIDIA {} (10de:{:04x} at {})", name, dev.device_id, dev.address);
+    if (model) {
+      g.cc = model->cc;
+      g.cc_source = fmt::format("kb:pci 10de:{:04x}", dev.device_id);
+      g.evidence.push_back(
+          Evidence{facts.pci.source(),
+                   fmt::format("{}: PCI id 10de:{:04x} is a {} {} of compute capability {} ({})",
+                               dev.address,
+                               dev.device_id,
+                               model->chip,
+                               model->name,
+                               model->cc.str(),
+                               model->source)});
+    } else {
+      g.evidence.push_back(
+          Evidence{facts.pci.source(),
+                   fmt::format("{}: PCI id 10de:{:04x} is not in the knowledge base's GPU table",
+                               dev.address,
+                               dev.device_id)});
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::vector<GpuCc> gpu_kinds(const facts::Facts& facts, const kb::CompatTables& compat) {
+  std::vector<GpuCc> kinds;
+  std::vector<std::size_t> more;
+  for (GpuCc& g : gpus_with_cc(facts, compat)) {
+    auto same = std::find_if(
+        kinds.begin(), kinds.end(), [&](const GpuCc& k) { return k.cc && g.cc && *k.cc == *g.cc; });
+    if (same == kinds.end()) {
+      kinds.push_back(std::move(g));
+      more.push_back(0);
+      continue;
+    }
+    ++more[static_cast<std::size_t>(same - kinds.begin())];
+    same->evidence.insert(same->evidence.end(), g.evidence.begin(), g.evidence.end());
+  }
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (more[i] > 0) {
+      kinds[i].description +=
+          fmt::format(" and {} more of compute capability {}", more[i], kinds[i].cc->str());
+    }
+  }
+  return kinds;
+}
+
+std::optional<Version> framework_version(const facts::Framework& fw) {
+  return fw.version ? Version::parse_prefix(*fw.version) : std::nullopt;
+}
+
+std::string pip_command(const facts::PythonEnv& env, kb::Os os) {
+  return os == kb::Os::windows ? fmt::format("{}\\python.exe -m pip", env.prefix)
+                               : fmt::format("{}/bin/python -m pip", env.prefix);
+}
+
+std::string install_command(const kb::FrameworkBuildRow& row,
+                            const facts::Framework& fw,
+                            const facts::PythonEnv& env,
+                            kb::Os os,
+                            bool same_release) {
+  const std::string pip = pip_command(env, os);
+  const auto version = framework_version(fw);
+  if (same_release && fw.name == "torch" && !row.variant.empty() && version) {
+    return fmt::format("{} install torch=={} --index-url https://download.pytorch.org/whl/{}",
+                       pip,
+                       version->str(),
+                       row.variant);
+  }
+  if (row.install.starts_with("pip ")) {
+    return pip + row.install.substr(3);
+  }
+  return row.install;
+}
+
+std::vector<BuildArch> parse_build_archs(const std::vector<std::string>& archs) {
+  std::vector<BuildArch> out;
+  out.reserve(archs.size());
+  for (const std::string& raw : archs) {
+    std::string_view a = util::trim(raw);
+    BuildArch b;
+    std::string_view digits;
+    if (a.starts_with("sm_") || a.starts_with("compute_")) {
+      b.ptx = a.starts_with("compute_");
+      digits = a.substr(a.find('_') + 1);
+      if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) {
+        b.arch_specific = digits.back() == 'a';
+        digits.remove_suffix(1);
+      }
+      // "86" -> 8.6, "120" -> 12.0: the last digit is the minor.
+      if (digits.size() < 2 || digits.size() > 3) {
+        continue;
+      }
+      const auto major = util::parse_uint(digits.substr(0, digits.size() - 1));
+      const auto minor = util::parse_uint(digits.substr(digits.size() - 1));
+      if (!major || !minor) {
+        continue;
+      }
+      b.cc = Version::from_parts({static_cast<unsigned>(*major), static_cast<unsigned>(*minor)});
+    } else {
+      if (a.ends_with("+PTX")) {
+        b.ptx = true;
+        a.remove_suffix(4);
+      }
+      auto v = Version::parse(a);
+      if (!v) {
+        continue;
+      }
+      b.cc = *v;
+      if (b.ptx) {
+        // "9.0+PTX" is SASS for 9.0 and PTX of 9.0: both.
+        out.push_back(BuildArch{b.cc, false, false});
+      }
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
+bool build_runs_on(const std::vector<BuildArch>& archs, const Version& cc) {
+  for (const BuildArch& a : archs) {
+    if (a.ptx) {
+      if (a.cc <= cc) {
+        return true;
+      }
+    } else if (a.arch_specific) {
+      if (a.cc == cc) {
+        return true;
+      }
+    } else if (a.cc.major() == cc.major() && a.cc.minor() <= cc.minor()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace doctor::checks
