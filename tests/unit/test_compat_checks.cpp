@@ -125,6 +125,26 @@ TEST(check_driver_for_cuda, a_toolkit_too_new_for_the_driver_is_a_warning) {
   EXPECT_NE(d->message.find("580.65.06"), std::string::npos) << d->message;
 }
 
+TEST(check_driver_for_cuda, a_cudnn_built_for_cuda_12_needs_the_12_x_driver_floor) {
+  auto f = machine_with(0x2204, "470.223.02");
+  auto inst = test::cudnn_install("/opt/cudnn/lib", 9, {}, "9.1.0");
+  inst.package = known("pip nvidia-cudnn-cu12 9.1.0.70");
+  f.cudnn.push_back(inst);
+  const auto findings = run_all(f);
+  const Finding* d = find_id(findings, "compat.driver_too_old");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->subject, "/opt/cudnn/lib");
+  EXPECT_NE(d->message.find("CUDA 12"), std::string::npos) << d->message;
+  // Inside an environment whose framework is judged, the framework's finding covers it.
+  add_env(f, framework("torch", "2.4.1+cu121", "12.1", "9.1.0.70"));
+  f.cudnn.back().dir = "/venv/lib/python3.11/site-packages/nvidia/cudnn/lib";
+  const auto again = run_all(f);
+  EXPECT_EQ(std::count_if(again.begin(),
+                          again.end(),
+                          [](const Finding& x) { return x.id == "compat.driver_too_old"; }),
+            1);
+}
+
 TEST(check_gpu_driver_support, pascal_on_a_595_driver_is_dropped) {
   auto f = machine_with(0x1b80, "595.45.04");
   const auto findings = run_all(f);

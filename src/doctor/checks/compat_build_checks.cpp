@@ -11,28 +11,6 @@ namespace doctor::checks {
 
 namespace {
 
-// The CUDA major a cuDNN package was built for, from its name: pip "nvidia-cudnn-cu12",
-// dpkg "libcudnn9-cuda-12", "libcudnn8" with a "+cuda12.2" version. 0 if the name does not say.
-unsigned cudnn_cuda_major(const facts::CudnnInstall& inst) {
-  if (!inst.package) {
-    return 0;
-  }
-  const std::string& p = *inst.package;
-  for (const std::string_view marker : {"-cu", "-cuda-", "+cuda"}) {
-    for (auto at = p.find(marker); at != std::string::npos; at = p.find(marker, at + 1)) {
-      std::size_t i = at + marker.size();
-      unsigned major = 0;
-      while (i < p.size() && p[i] >= '0' && p[i] <= '9' && major < 1000) {
-        major = major * 10 + static_cast<unsigned>(p[i++] - '0');
-      }
-      if (major >= 7) {
-        return major;
-      }
-    }
-  }
-  return 0;
-}
-
 // The cuDNN a framework loads: the loader model's winner for the framework's dispatcher
 // request where the snapshot has the walk, else the environment's own cuDNN (a pip wheel inside
 // its prefix).

@@ -5,6 +5,8 @@
 
 #include <doctor/util/strings.hpp>
 
+#include <algorithm>
+
 namespace doctor::checks {
 
 namespace {
@@ -46,6 +48,28 @@ std::vector<CudaConsumer> cuda_consumers(const facts::Facts& facts) {
                        &fw,
                        &env});
     }
+  }
+  // A cuDNN built for a CUDA major needs that major's driver floor; one inside an environment
+  // whose framework is judged above is the framework's, and reported with it.
+  for (const facts::CudnnInstall& inst : facts.cudnn) {
+    const unsigned major = cudnn_cuda_major(inst);
+    const bool in_framework_env = std::any_of(out.begin(), out.end(), [&](const CudaConsumer& c) {
+      return c.env != nullptr && inst.dir.starts_with(c.env->prefix + "/");
+    });
+    if (major == 0 || in_framework_env) {
+      continue;
+    }
+    out.push_back(
+        CudaConsumer{inst.dir,
+                     fmt::format("cuDNN {} in {} ({}) is a build for CUDA {}",
+                                 inst.version ? inst.version->str() : std::to_string(inst.major),
+                                 inst.dir,
+                                 *inst.package,
+                                 major),
+                     Version::from_parts({major}),
+                     evidence_of(inst.package, "cuDNN package"),
+                     nullptr,
+                     nullptr});
   }
   for (const facts::CudaToolkit& tk : facts.cuda_toolkits) {
     if (tk.version) {

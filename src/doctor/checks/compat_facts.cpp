@@ -113,6 +113,26 @@ std::vector<GpuCc> gpu_kinds(const facts::Facts& facts, const kb::CompatTables& 
   return kinds;
 }
 
+unsigned cudnn_cuda_major(const facts::CudnnInstall& inst) {
+  if (!inst.package) {
+    return 0;
+  }
+  const std::string& p = *inst.package;
+  for (const std::string_view marker : {"-cu", "-cuda-", "+cuda"}) {
+    for (auto at = p.find(marker); at != std::string::npos; at = p.find(marker, at + 1)) {
+      std::size_t i = at + marker.size();
+      unsigned major = 0;
+      while (i < p.size() && p[i] >= '0' && p[i] <= '9' && major < 1000) {
+        major = major * 10 + static_cast<unsigned>(p[i++] - '0');
+      }
+      if (major >= 7) {
+        return major;
+      }
+    }
+  }
+  return 0;
+}
+
 std::optional<Version> framework_version(const facts::Framework& fw) {
   return fw.version ? Version::parse_prefix(*fw.version) : std::nullopt;
 }

@@ -37,6 +37,10 @@ std::vector<GpuCc> gpus_with_cc(const facts::Facts& facts, const kb::CompatTable
 // an eight-GPU server gets one finding per kind of GPU, not eight.
 std::vector<GpuCc> gpu_kinds(const facts::Facts& facts, const kb::CompatTables& compat);
 
+// The CUDA major a cuDNN package was built for, from its record: pip "nvidia-cudnn-cu12", dpkg
+// "libcudnn9-cuda-12", "libcudnn8" with a "+cuda12.2" version. 0 if the record does not say.
+unsigned cudnn_cuda_major(const facts::CudnnInstall& inst);
+
 // A framework's version without its local tag ("2.1.2+cu121" -> 2.1.2); nullopt if unknown.
 std::optional<Version> framework_version(const facts::Framework& fw);
 
