@@ -252,6 +252,13 @@ TEST(check_driver_version_mismatch, module_and_libraries_of_different_releases) 
   EXPECT_NE(d->message.find("535.216.01"), std::string::npos);
   EXPECT_TRUE(has_fix_command(*d, "reboot"));
   EXPECT_FALSE(has_id(run_all(machine_with(0x2684, "535.183.01")), "driver.version_mismatch"));
+  // cuda-compat's newer libcuda over an older module is forward compatibility, not a mismatch.
+  auto compat = machine_with(0x2330, "535.183.01");
+  facts::DriverLibrary fwd = compat.driver.libraries.front();
+  fwd.path = "/usr/local/cuda-12.8/compat/libcuda.so.570.124.06";
+  fwd.version = known("570.124.06");
+  compat.driver.libraries.push_back(fwd);
+  EXPECT_FALSE(has_id(run_all(compat), "driver.version_mismatch"));
 }
 
 TEST(check_driver_loaded, a_kernel_without_the_module_after_an_update_names_dkms) {

@@ -102,7 +102,10 @@ void check_driver_version_mismatch(const facts::Facts& facts,
   std::vector<std::string> differing;
   FindingDraft d;
   for (const facts::DriverLibrary& lib : drv.libraries) {
-    if (lib.stub || !lib.version || *lib.version == *drv.kernel_module_version) {
+    // NVIDIA's forward-compatibility package (cuda-compat: /usr/local/cuda-X/compat) is a newer
+    // libcuda meant to run over an older module on data-center GPUs; it differs on purpose.
+    const bool forward_compat = lib.path.find("/compat/") != std::string::npos;
+    if (lib.stub || forward_compat || !lib.version || *lib.version == *drv.kernel_module_version) {
       continue;
     }
     differing.push_back(fmt::format("{} {} ({})", lib.name, *lib.version, lib.path));
