@@ -461,5 +461,67 @@ TEST(compat, knowledge_base_reports_a_compat_error_with_its_file) {
       << loaded.error().message;
 }
 
+TEST(compat, framework_builds_for_onnxruntime_1_20_on_linux) {
+  const auto rows = tables().framework_builds_for("onnxruntime", v("1.20.1"), Os::linux);
+  ASSERT_EQ(rows.size(), 2U);
+  const auto cuda12 =
+      std::find_if(rows.begin(), rows.end(), [](const auto* r) { return r->variant == "cuda12"; });
+  ASSERT_NE(cuda12, rows.end());
+  EXPECT_EQ((*cuda12)->cuda, "12");
+  EXPECT_EQ((*cuda12)->cudnn, "9");
+  EXPECT_NE((*cuda12)->install.find("onnxruntime-gpu==1.20"), std::string::npos);
+  const auto cuda11 =
+      std::find_if(rows.begin(), rows.end(), [](const auto* r) { return r->variant == "cuda11"; });
+  ASSERT_NE(cuda11, rows.end());
+  EXPECT_EQ((*cuda11)->cuda, "11.8");
+  EXPECT_EQ((*cuda11)->cudnn, "8");
+  // Not on PyPI: no install command to offer.
+  EXPECT_TRUE((*cuda11)->install.empty());
+}
+
+TEST(compat, framework_builds_for_onnxruntime_cudnn_differs_by_os) {
+  const auto linux_rows = tables().framework_builds_for("onnxruntime", v("1.16.3"), Os::linux);
+  const auto windows_rows = tables().framework_builds_for("onnxruntime", v("1.16.3"), Os::windows);
+  ASSERT_EQ(linux_rows.size(), 1U);
+  ASSERT_EQ(windows_rows.size(), 1U);
+  EXPECT_EQ(linux_rows[0]->cuda, "11.8");
+  EXPECT_EQ(linux_rows[0]->cudnn, "8.2.4");
+  EXPECT_EQ(windows_rows[0]->cudnn, "8.5.0.96");
+  // 1.18.1 switched its CUDA 12 build to cuDNN 9; 1.18.0's was cuDNN 8.
+  const auto ort1181 = tables().framework_builds_for("onnxruntime", v("1.18.1"), Os::linux);
+  const auto ort1180 = tables().framework_builds_for("onnxruntime", v("1.18.0"), Os::linux);
+  const auto cudnn_of_cuda12 = [](const auto& rows) {
+    const auto it = std::find_if(
+        rows.begin(), rows.end(), [](const auto* r) { return r->variant == "cuda12"; });
+    return it == rows.end() ? std::string("(none)") : (*it)->cudnn;
+  };
+  EXPECT_EQ(cudnn_of_cuda12(ort1181), "9");
+  EXPECT_EQ(cudnn_of_cuda12(ort1180), "8.9.2.26");
+}
+
+TEST(compat, framework_builds_for_jax_and_paddle) {
+  const auto jax = tables().framework_builds_for("jax", v("0.4.35"), Os::linux);
+  ASSERT_EQ(jax.size(), 1U);
+  EXPECT_EQ(jax[0]->cuda, "12.3");
+  EXPECT_EQ(jax[0]->cudnn, "9.1");
+  EXPECT_NE(jax[0]->install.find("jax[cuda12]"), std::string::npos);
+  const auto jax_windows = tables().framework_builds_for("jax", v("0.6.1"), Os::windows);
+  ASSERT_EQ(jax_windows.size(), 1U);
+  EXPECT_FALSE(jax_windows[0]->gpu_supported);
+  EXPECT_TRUE(jax_windows[0]->cuda.empty());
+  const auto paddle = tables().framework_builds_for("paddle", v("2.6.2"), Os::linux);
+  EXPECT_EQ(paddle.size(), 5U);
+  const auto cu120 = std::find_if(
+      paddle.begin(), paddle.end(), [](const auto* r) { return r->variant == "cu120"; });
+  ASSERT_NE(cu120, paddle.end());
+  EXPECT_EQ((*cu120)->cuda, "12.0");
+  EXPECT_EQ((*cu120)->cudnn, "8.9.1");
+  const auto cu118 = std::find_if(
+      paddle.begin(), paddle.end(), [](const auto* r) { return r->variant == "cu118"; });
+  ASSERT_NE(cu118, paddle.end());
+  EXPECT_EQ((*cu118)->cudnn, "8.6.0");
+  EXPECT_EQ(tables().framework_builds_for("paddle", v("2.6.1"), Os::windows).size(), 5U);
+}
+
 } // namespace
 } // namespace doctor
