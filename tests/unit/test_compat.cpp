@@ -304,6 +304,8 @@ TEST(compat, decode_tensorflow_version_spellings) {
   EXPECT_EQ(opt_str(kb::decode_tensorflow_version("64_112")), "11.2");
   EXPECT_EQ(opt_str(kb::decode_tensorflow_version("64_101")), "10.1");
   EXPECT_EQ(opt_str(kb::decode_tensorflow_version("64_8")), "8");
+  EXPECT_EQ(opt_str(kb::decode_tensorflow_version("64_92")), "9.2"); // TF 1.x on Windows
+  EXPECT_EQ(opt_str(kb::decode_tensorflow_version("64_100")), "10.0");
   EXPECT_EQ(opt_str(kb::decode_tensorflow_version("11.2")), "11.2");
   EXPECT_EQ(kb::decode_tensorflow_version("64_"), std::nullopt);
   EXPECT_EQ(kb::decode_tensorflow_version("cuda"), std::nullopt);

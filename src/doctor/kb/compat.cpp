@@ -263,9 +263,11 @@ std::optional<Version> decode_tensorflow_version(std::string_view text) {
             digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       return std::nullopt;
     }
-    if (digits.size() == 3) {
-      // "112" is 11.2, "101" is 10.1: the major has two digits, the minor one.
-      return Version::parse(std::string(digits.substr(0, 2)) + "." + std::string(digits.substr(2)));
+    if (digits.size() >= 2) {
+      // cuda_configure.bzl writes "64_" + major + minor: "112" is 11.2, "101" is 10.1, "92" is
+      // 9.2; the minor is the last digit. A single digit is a major alone (cuDNN's "64_8").
+      return Version::parse(std::string(digits.substr(0, digits.size() - 1)) + "."
+                            + std::string(digits.substr(digits.size() - 1)));
     }
     return Version::parse(digits);
   }
