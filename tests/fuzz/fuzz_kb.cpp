@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // An edited knowledge base (--kb-dir, kb --check) is user input: any findings.json,
-// library_sets.json or compatibility file must load or fail with a message. The first byte picks
-// the file the rest replaces.
+// library_sets.json, signatures.json or compatibility file must load or fail with a message. The
+// first byte picks the file the rest replaces: 0xF0 and above signatures.json, else one of six by
+// the byte modulo 6.
 #include <doctor/kb/embedded.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 
@@ -21,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                          "frameworks.json",
                                                          "gpus.json"};
   std::vector<std::pair<std::string, std::string>> files;
-  const std::string replaced = k_files[data[0] % k_files.size()];
+  const std::string replaced = data[0] >= 0xF0 ? std::string("signatures.json")
+                                               : std::string(k_files[data[0] % k_files.size()]);
   for (const auto& f : doctor::kb::embedded_files()) {
     files.emplace_back(f.name,
                        f.name == replaced

@@ -239,6 +239,11 @@ void TextDecoder::finish() {
   }
 }
 
+void TextDecoder::force_encoding(Encoding encoding) {
+  m_info.encoding = encoding;
+  m_detected = true;
+}
+
 // Decides the encoding from m_sniff (the header's rules), then decodes the sample.
 void TextDecoder::detect() {
   m_detected = true;

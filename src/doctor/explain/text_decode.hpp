@@ -103,6 +103,13 @@ public:
   // What was detected so far; the encoding is final once k_sniff_bytes were fed or after finish().
   const DecodeInfo& info() const { return m_info; }
 
+  // Skips detection: the input is in `encoding` (a BOM is then not removed). Call before feed().
+  void force_encoding(Encoding encoding);
+
+  // The number the next line will get; set it before feed() to number a part of a larger input.
+  std::size_t next_line_number() const { return m_line_number; }
+  void set_next_line_number(std::size_t number) { m_line_number = number; }
+
 private:
   enum class EscState { none, esc, csi, osc, osc_esc };
 

@@ -2,6 +2,7 @@
 #include "knowledge_base.hpp"
 
 #include <doctor/kb/embedded.hpp>
+#include <doctor/kb/signatures.hpp>
 #include <doctor/util/file.hpp>
 
 #include <fmt/format.h>
@@ -334,6 +335,10 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
   // in then. {name, contents} and {index in m_files, kind}.
   std::vector<std::pair<std::string, std::string>> compat_files;
   std::vector<std::pair<std::size_t, std::string>> compat_infos;
+  // signatures.json is parsed after the loop too: it refers to findings.json's ids.
+  std::string signatures_text;
+  std::string signatures_name;
+  std::size_t signatures_info = 0;
   try {
     for (const auto& [name, text] : files) {
       Json doc;
@@ -362,6 +367,10 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
       } else if (kind == "windows_loading") {
         kb.m_windows_loading = parse_windows_loading(doc, name);
         info.rows = kb.m_windows_loading.size();
+      } else if (kind == "signatures") {
+        signatures_text = text;
+        signatures_name = name;
+        signatures_info = kb.m_files.size();
       } else if (CompatTables::is_compat_kind(kind)) {
         compat_files.emplace_back(name, text);
         compat_infos.emplace_back(kb.m_files.size(), kind);
@@ -387,7 +396,22 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
     return make_error(ErrorCode::parse,
                       "the knowledge base needs kb.json, findings.json and library_sets.json");
   }
+  auto signatures = std::make_shared<std::vector<Signature>>();
+  if (!signatures_name.empty()) {
+    auto parsed = parse_signatures(signatures_text, signatures_name, kb.m_findings);
+    if (!parsed) {
+      return tl::unexpected(parsed.error());
+    }
+    *signatures = std::move(*parsed);
+    kb.m_files[signatures_info].rows = signatures->size();
+  }
+  kb.m_signatures = std::move(signatures);
   return kb;
+}
+
+const std::vector<Signature>& KnowledgeBase::signatures() const {
+  static const std::vector<Signature> k_none;
+  return m_signatures ? *m_signatures : k_none;
 }
 
 Expected<KnowledgeBase> KnowledgeBase::load_embedded() {

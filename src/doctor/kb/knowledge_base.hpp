@@ -10,12 +10,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace doctor::kb {
+
+struct Signature; // signatures.hpp
 
 inline constexpr std::string_view k_spec = "cudnn-doctor-kb/1";
 
@@ -121,6 +124,9 @@ public:
   // The compatibility tables (empty tables when their files are absent from an override set).
   const CompatTables& compat() const { return m_compat; }
 
+  // The error signatures of `explain` (empty when signatures.json is absent).
+  const std::vector<Signature>& signatures() const;
+
   // The knowledge base's own version ("2026.11.29").
   const std::string& version() const { return m_version; }
   const std::vector<KbFileInfo>& files() const { return m_files; }
@@ -132,6 +138,8 @@ private:
   std::vector<CudnnLibrarySet> m_cudnn_sets;
   std::vector<WindowsLoadingRule> m_windows_loading;
   CompatTables m_compat;
+  // Shared: Signature holds compiled patterns, and copies of the knowledge base share them.
+  std::shared_ptr<const std::vector<Signature>> m_signatures;
 };
 
 // Returns the placeholder names used in `text` ("{dir}" -> "dir"), in order of appearance.

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+#include "analysis.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace doctor::explain {
+
+void Analysis::begin_input(std::string name) {
+  InputSummary in;
+  in.name = std::move(name);
+  m_inputs.push_back(std::move(in));
+  if (m_hit_of.size() != m_matcher->signatures().size()) {
+    m_hit_of.assign(m_matcher->signatures().size(), 0);
+  }
+}
+
+void Analysis::add_line(const TextLine& line) {
+  m_matches.clear();
+  m_matcher->match_line(line.text, m_matches, m_scratch);
+  if (m_matches.empty())
+    return;
+  ++m_lines_matched;
+  // One line is one message: when several cause or symptom signatures match it, the most
+  // confident (the most specific) names it, and a catch-all that also matched is dropped.
+  const auto& sigs = m_matcher->signatures();
+  auto judged = [&](const LineMatch& m) {
+    auto role = sigs[m.signature].role;
+    return role == kb::SignatureRole::cause || role == kb::SignatureRole::symptom;
+  };
+  int best = 0;
+  for (const LineMatch& m : m_matches) {
+    if (judged(m))
+      best = std::max(best, sigs[m.signature].confidence);
+  }
+  std::erase_if(m_matches, [&](const LineMatch& m) {
+    return judged(m) && sigs[m.signature].confidence < best;
+  });
+  const std::size_t input = m_inputs.empty() ? 0 : m_inputs.size() - 1;
+  for (LineMatch& m : m_matches) {
+    std::size_t& slot = m_hit_of[m.signature];
+    if (slot == 0) {
+      SignatureHits h;
+      h.signature = m.signature;
+      h.fields = std::move(m.fields);
+      m_hits.push_back(std::move(h));
+      slot = m_hits.size();
+    }
+    SignatureHits& h = m_hits[slot - 1];
+    ++h.count;
+    if (h.lines.size() < k_kept_lines) {
+      EvidenceLine e;
+      e.input = input;
+      e.line = line.number;
+      e.part = line.part;
+      e.text =
+          line.text.size() <= k_evidence_bytes ? line.text : line.text.substr(0, k_evidence_bytes);
+      // Do not end inside a UTF-8 sequence.
+      while (!e.text.empty() && (static_cast<unsigned char>(e.text.back()) & 0xC0) == 0x80
+             && e.text.size() == k_evidence_bytes) {
+        e.text.pop_back();
+      }
+      h.lines.push_back(std::move(e));
+    }
+  }
+}
+
+void Analysis::end_input(const DecodeInfo& decode,
+                         std::uint64_t bytes,
+                         std::size_t lines,
+                         bool fast_scan) {
+  if (m_inputs.empty())
+    return;
+  InputSummary& in = m_inputs.back();
+  in.decode = decode;
+  in.bytes = bytes;
+  in.lines = lines;
+  in.fast_scan = fast_scan;
+}
+
+namespace {
+
+// Where a hit first appears, for ordering.
+std::pair<std::size_t, std::size_t> first_position(const SignatureHits& h) {
+  if (h.lines.empty())
+    return {static_cast<std::size_t>(-1), 0};
+  return {h.lines.front().input, h.lines.front().line};
+}
+
+} // namespace
+
+void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis) {
+  auto pos = [&](const RankedCause& c) {
+    return c.hits.empty() ? std::pair{static_cast<std::size_t>(-1), std::size_t{0}}
+                          : first_position(analysis.hits()[c.hits.front()]);
+  };
+  std::stable_sort(causes.begin(), causes.end(), [&](const RankedCause& a, const RankedCause& b) {
+    if (a.confidence != b.confidence)
+      return a.confidence > b.confidence;
+    return pos(a) < pos(b);
+  });
+}
+
+Ranking rank(const Analysis& analysis) {
+  const auto& sigs = analysis.matcher().signatures();
+  const auto& hits = analysis.hits();
+  Ranking out;
+
+  // Findings named by cause/symptom signatures, with their hits.
+  std::map<std::string, std::vector<std::size_t>> by_finding;
+  std::vector<std::string> order; // findings in order of first appearance
+  for (std::size_t i = 0; i < hits.size(); ++i) {
+    const kb::Signature& s = sigs[hits[i].signature];
+    switch (s.role) {
+    case kb::SignatureRole::noise:
+      out.noise.push_back(i);
+      continue;
+    case kb::SignatureRole::context:
+      out.context.push_back(i);
+      continue;
+    case kb::SignatureRole::cause:
+    case kb::SignatureRole::symptom:
+      break;
+    }
+    auto [it, fresh] = by_finding.try_emplace(s.finding);
+    if (fresh)
+      order.push_back(s.finding);
+    it->second.push_back(i);
+  }
+  std::set<std::string> present(order.begin(), order.end());
+
+  // A finding is a consequence when every one of its hits is explained by another finding that
+  // is present; it is explained by the first such finding of its first hit.
+  std::map<std::string, std::string> explained_by;
+  for (const std::string& f : order) {
+    std::string by;
+    bool all = true;
+    for (std::size_t i : by_finding[f]) {
+      const kb::Signature& s = sigs[hits[i].signature];
+      auto e = std::find_if(s.explained_by.begin(),
+                            s.explained_by.end(),
+                            [&](const std::string& x) { return x != f && present.count(x) != 0; });
+      if (e == s.explained_by.end()) {
+        all = false;
+        break;
+      }
+      if (by.empty())
+        by = *e;
+    }
+    if (all && !by.empty())
+      explained_by[f] = by;
+  }
+  // The root of a chain of explanations; a cycle leaves the findings in it as causes.
+  auto root_of = [&](const std::string& f) {
+    std::string cur = f;
+    std::set<std::string> seen{cur};
+    while (explained_by.count(cur) != 0) {
+      const std::string& next = explained_by[cur];
+      if (!seen.insert(next).second)
+        return f;
+      cur = next;
+    }
+    return cur;
+  };
+
+  auto only_symptoms = [&](const std::string& f) {
+    return std::all_of(by_finding[f].begin(), by_finding[f].end(), [&](std::size_t i) {
+      return sigs[hits[i].signature].role == kb::SignatureRole::symptom;
+    });
+  };
+  bool any_cause = false;
+  for (const std::string& f : order) {
+    std::string r = root_of(f);
+    if (r == f && !only_symptoms(f))
+      any_cause = true;
+  }
+
+  std::map<std::string, std::size_t> index; // finding -> index into out.causes
+  for (const std::string& f : order) {
+    std::string r = root_of(f);
+    if (r != f)
+      continue;
+    if (only_symptoms(f) && any_cause) {
+      for (std::size_t i : by_finding[f])
+        out.symptoms.push_back(i);
+      continue;
+    }
+    RankedCause c;
+    c.finding = f;
+    c.from_symptoms = only_symptoms(f);
+    c.hits = by_finding[f];
+    for (std::size_t i : c.hits)
+      c.confidence = std::max(c.confidence, sigs[hits[i].signature].confidence);
+    index[f] = out.causes.size();
+    out.causes.push_back(std::move(c));
+  }
+  for (const std::string& f : order) {
+    std::string r = root_of(f);
+    if (r == f)
+      continue;
+    auto it = index.find(r);
+    if (it == index.end()) { // its root is a symptom left aside: so is this
+      for (std::size_t i : by_finding[f])
+        out.symptoms.push_back(i);
+      continue;
+    }
+    RankedCause& c = out.causes[it->second];
+    c.consequences.push_back(f);
+    for (std::size_t i : by_finding[f])
+      c.consequence_hits.push_back(i);
+  }
+  order_causes(out.causes, analysis);
+  return out;
+}
+
+} // namespace doctor::explain

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// What `explain` makes of the lines it read: every signature that matched, where, and how often
+// (Analysis), and from that the ranked causes (rank()).
+//
+// Ranking rules:
+// - One line is one message: of the cause and symptom signatures matching a line, only the most
+//   confident are kept (a catch-all such as "Error code 126" yields to the specific signature).
+// - A matched signature whose `explained_by` names a finding that was also found is a
+//   consequence; a finding all of whose matches are consequences is attached to the cause that
+//   explains it (followed to the root), not listed as a cause of its own.
+// - A finding named only by symptom signatures is a cause only when no cause signature matched;
+//   otherwise it is listed among the symptoms.
+// - Noise is never a cause; context lines are reported as what the log says.
+// - Causes are ordered by confidence (the highest of their signatures, plus what the machine
+//   confirms, see machine_join.hpp), then by where they first appear.
+#pragma once
+
+#include <doctor/explain/matcher.hpp>
+#include <doctor/explain/text_decode.hpp>
+#include <doctor/kb/signatures.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace doctor::explain {
+
+// Lines kept as evidence per signature; further matches are only counted.
+inline constexpr std::size_t k_kept_lines = 4;
+// Evidence lines are shown up to this many bytes.
+inline constexpr std::size_t k_evidence_bytes = 400;
+
+struct InputSummary {
+  std::string name; // a path, "<stdin>" or "<argument>"
+  DecodeInfo decode;
+  std::uint64_t bytes = 0;
+  std::size_t lines = 0;
+  bool fast_scan = false; // only candidate lines were decoded (decode counts cover those)
+};
+
+struct EvidenceLine {
+  std::size_t input = 0; // index into the inputs
+  std::size_t line = 0;  // 1-based line number in that input
+  std::size_t part = 0;  // piece of a syslog-expanded line
+  std::string text;      // at most k_evidence_bytes
+};
+
+// Every line one signature matched.
+struct SignatureHits {
+  std::size_t signature = 0;
+  std::size_t count = 0;
+  std::vector<EvidenceLine> lines;                         // the first k_kept_lines
+  std::vector<std::pair<std::string, std::string>> fields; // of the first match
+};
+
+class Analysis {
+public:
+  explicit Analysis(const SignatureMatcher& matcher)
+      : m_matcher(&matcher) {}
+
+  // Starts input `name`; the lines added next belong to it.
+  void begin_input(std::string name);
+  // Matches one decoded line of the current input.
+  void add_line(const TextLine& line);
+  // Closes the current input with what its decoder found.
+  void end_input(const DecodeInfo& decode, std::uint64_t bytes, std::size_t lines, bool fast_scan);
+
+  const SignatureMatcher& matcher() const { return *m_matcher; }
+  const std::vector<InputSummary>& inputs() const { return m_inputs; }
+  // In order of first appearance.
+  const std::vector<SignatureHits>& hits() const { return m_hits; }
+  std::size_t lines_matched() const { return m_lines_matched; }
+
+private:
+  const SignatureMatcher* m_matcher;
+  std::vector<InputSummary> m_inputs;
+  std::vector<SignatureHits> m_hits;
+  std::vector<std::size_t> m_hit_of; // signature -> index into m_hits + 1, or 0
+  std::vector<LineMatch> m_matches;
+  std::vector<std::uint32_t> m_scratch;
+  std::size_t m_lines_matched = 0;
+};
+
+// One cause named by the log.
+struct RankedCause {
+  std::string finding;                   // findings.json id
+  int confidence = 0;                    // 1..100 (machine confirmation may add)
+  std::vector<std::size_t> hits;         // indexes into Analysis::hits(), first appearance first
+  std::vector<std::string> consequences; // finding ids this cause explains, in order
+  std::vector<std::size_t> consequence_hits;
+  bool from_symptoms = false; // no cause signature matched: the best symptom stands in
+};
+
+struct Ranking {
+  std::vector<RankedCause> causes;   // most likely first
+  std::vector<std::size_t> symptoms; // hits of symptoms left aside because a cause was found
+  std::vector<std::size_t> noise;    // hits of noise signatures
+  std::vector<std::size_t> context;  // hits of context signatures
+};
+
+// Applies the ranking rules to what `analysis` found.
+Ranking rank(const Analysis& analysis);
+
+// Orders causes by confidence, then by first appearance. Used again after the machine join.
+void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis);
+
+} // namespace doctor::explain

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+#include "scan.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <future>
+#include <optional>
+#include <thread>
+
+namespace doctor::explain {
+
+namespace {
+
+void merge(DecodeInfo& into, const DecodeInfo& from) {
+  into.crlf_seen = into.crlf_seen || from.crlf_seen;
+  into.ansi_removed = into.ansi_removed || from.ansi_removed;
+  into.syslog_expanded = into.syslog_expanded || from.syslog_expanded;
+  into.replacements += from.replacements;
+  into.cut_lines += from.cut_lines;
+}
+
+class Scanner {
+public:
+  Scanner(Analysis& analysis, const ScanOptions& options)
+      : m_analysis(analysis)
+      , m_chunk(std::max<std::size_t>(options.chunk_bytes, k_sniff_bytes))
+      , m_fast(options.fast_path)
+      , m_threads(std::clamp<std::size_t>(options.threads, 1, 8)) {}
+
+  Expected<void> run(const std::string& name, const ReadFn& read) {
+    m_analysis.begin_input(name);
+    auto status = read_all(read);
+    m_analysis.end_input(m_info, m_bytes, m_next_line - 1, m_fast);
+    return status;
+  }
+
+private:
+  Expected<void> read_all(const ReadFn& read) {
+    // The sample decides the encoding, exactly as TextDecoder does.
+    m_buf.resize(m_chunk);
+    bool eof = false;
+    while (m_len < k_sniff_bytes && !eof) {
+      auto got = read(m_buf.data() + m_len, m_buf.size() - m_len);
+      if (!got)
+        return finish_with(got.error());
+      eof = *got == 0;
+      m_len += *got;
+      m_bytes += *got;
+    }
+    TextDecoder probe([](const TextLine&) {});
+    probe.feed(std::string_view(m_buf.data(), std::min(m_len, k_sniff_bytes)));
+    if (m_len < k_sniff_bytes)
+      probe.finish();
+    m_info.encoding = probe.info().encoding;
+    m_info.bom = probe.info().bom;
+    m_fast = m_fast && m_info.encoding == Encoding::utf8;
+    if (!m_fast)
+      return slow(read, eof);
+
+    std::size_t start = m_info.bom ? 3 : 0;
+    if (start > 0) {
+      m_buf.erase(0, start);
+      m_len -= start;
+    }
+    for (;;) {
+      process(eof);
+      if (eof)
+        break;
+      if (m_buf.size() < m_len + m_chunk)
+        m_buf.resize(m_len + m_chunk);
+      auto got = read(m_buf.data() + m_len, m_chunk);
+      if (!got) {
+        process(true);
+        return tl::unexpected(got.error());
+      }
+      eof = *got == 0;
+      m_len += *got;
+      m_bytes += *got;
+    }
+    return {};
+  }
+
+  Expected<void> finish_with(const Error& e) {
+    m_fast = false;
+    TextDecoder d([this](const TextLine& l) { m_analysis.add_line(l); });
+    d.feed(std::string_view(m_buf.data(), m_len));
+    d.finish();
+    m_info = d.info();
+    m_next_line = d.next_line_number();
+    return tl::unexpected(e);
+  }
+
+  // Every line through the decoder: other encodings, or the fast path turned off.
+  Expected<void> slow(const ReadFn& read, bool eof) {
+    TextDecoder d([this](const TextLine& l) { m_analysis.add_line(l); });
+    d.feed(std::string_view(m_buf.data(), m_len));
+    std::optional<Error> error;
+    while (!eof) {
+      auto got = read(m_buf.data(), m_buf.size());
+      if (!got) {
+        error = got.error();
+        break;
+      }
+      eof = *got == 0;
+      m_bytes += *got;
+      d.feed(std::string_view(m_buf.data(), *got));
+    }
+    d.finish();
+    m_info = d.info();
+    m_next_line = d.next_line_number();
+    if (error)
+      return tl::unexpected(*error);
+    return {};
+  }
+
+  // Decodes `block` (whole lines; the last may lack its LF only at the end of the input) through
+  // a decoder numbering from m_next_line.
+  void decode_block(std::string_view block) {
+    TextDecoder d([this](const TextLine& l) { m_analysis.add_line(l); });
+    d.force_encoding(Encoding::utf8);
+    d.set_next_line_number(m_next_line);
+    d.feed(block);
+    d.finish();
+    m_next_line = d.next_line_number();
+    merge(m_info, d.info());
+  }
+
+  // Handles the complete lines in m_buf[0, m_len); at the end of the input, the rest too.
+  void process(bool eof) {
+    std::string_view data(m_buf.data(), m_len);
+    if (m_long) {
+      // Inside a line longer than the buffer: the decoder takes it up to its LF.
+      std::size_t lf = data.find('\n');
+      m_long->feed(data.substr(0, lf == std::string_view::npos ? data.size() : lf + 1));
+      if (lf == std::string_view::npos && !eof) {
+        m_len = 0;
+        return;
+      }
+      m_long->finish();
+      m_next_line = m_long->next_line_number();
+      merge(m_info, m_long->info());
+      m_long.reset();
+      std::size_t used = lf == std::string_view::npos ? data.size() : lf + 1;
+      consume(used);
+      data = std::string_view(m_buf.data(), m_len);
+    }
+    std::size_t last_lf = data.rfind('\n');
+    std::size_t whole = last_lf == std::string_view::npos ? 0 : last_lf + 1;
+    if (whole > 0) {
+      std::string_view block = data.substr(0, whole);
+      if (block.find('\x1b') != std::string_view::npos) {
+        decode_block(block);
+      } else {
+        fast_block(block);
+      }
+      consume(whole);
+      data = std::string_view(m_buf.data(), m_len);
+    }
+    if (eof) {
+      if (!data.empty())
+        decode_block(data);
+      m_len = 0;
+      return;
+    }
+    if (m_len >= m_chunk) {
+      // One line fills the buffer: stream it through a decoder, which caps it.
+      m_long.emplace([this](const TextLine& l) { m_analysis.add_line(l); });
+      m_long->force_encoding(Encoding::utf8);
+      m_long->set_next_line_number(m_next_line);
+      m_long->feed(data);
+      m_len = 0;
+    }
+  }
+
+  void consume(std::size_t n) {
+    std::memmove(m_buf.data(), m_buf.data() + n, m_len - n);
+    m_len -= n;
+  }
+
+  // Lines of `block` (ending in LF) without a candidate literal are only counted.
+  void fast_block(std::string_view block) {
+    find_candidates(block);
+    std::size_t counted = 0;
+    for (const auto& [line_start, line_end] : m_candidates) {
+      m_next_line += count_lf(block.substr(counted, line_start - counted));
+      decode_block(block.substr(line_start, line_end - line_start + 1));
+      counted = line_end + 1;
+    }
+    m_next_line += count_lf(block.substr(counted));
+  }
+
+  // The prefilter over `block`, on up to m_threads cores: the block is cut at LFs into parts that
+  // are scanned at once; their candidate lines are joined in order.
+  void find_candidates(std::string_view block) {
+    m_candidates.clear();
+    const LiteralSet& literals = m_analysis.matcher().literals();
+    const std::size_t parts = block.size() < k_parallel_min ? 1 : m_threads;
+    if (parts <= 1) {
+      literals.candidate_lines(block, m_candidates);
+      return;
+    }
+    std::vector<std::size_t> cut{0};
+    for (std::size_t k = 1; k < parts; ++k) {
+      std::size_t want = std::max(cut.back(), block.size() * k / parts);
+      std::size_t lf = want == 0 ? 0 : block.find('\n', want - 1);
+      cut.push_back(lf == std::string_view::npos ? block.size() : lf + 1);
+    }
+    cut.push_back(block.size());
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> found(parts);
+    std::vector<std::future<void>> workers;
+    for (std::size_t k = 1; k < parts; ++k) {
+      workers.push_back(std::async(std::launch::async, [&, k] {
+        literals.candidate_lines(block.substr(cut[k], cut[k + 1] - cut[k]), found[k]);
+      }));
+    }
+    literals.candidate_lines(block.substr(0, cut[1]), found[0]);
+    for (auto& w : workers)
+      w.get();
+    for (std::size_t k = 0; k < parts; ++k) {
+      for (auto [b, e] : found[k])
+        m_candidates.emplace_back(b + cut[k], e + cut[k]);
+    }
+  }
+
+  static std::size_t count_lf(std::string_view s) {
+    return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+  }
+
+  // Blocks smaller than this are scanned on one thread.
+  static constexpr std::size_t k_parallel_min = std::size_t{1} << 20;
+
+  Analysis& m_analysis;
+  std::size_t m_chunk;
+  bool m_fast;
+  std::size_t m_threads;
+  DecodeInfo m_info;
+  std::uint64_t m_bytes = 0;
+  std::size_t m_next_line = 1;
+  std::string m_buf;
+  std::size_t m_len = 0;
+  std::optional<TextDecoder> m_long;
+  std::vector<std::pair<std::size_t, std::size_t>> m_candidates;
+};
+
+} // namespace
+
+std::size_t default_scan_threads() {
+  return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
+}
+
+Expected<void> scan_input(const std::string& name,
+                          const ReadFn& read,
+                          Analysis& analysis,
+                          const ScanOptions& options) {
+  Scanner scanner(analysis, options);
+  return scanner.run(name, read);
+}
+
+void scan_text(const std::string& name,
+               std::string_view bytes,
+               Analysis& analysis,
+               const ScanOptions& options) {
+  std::size_t offset = 0;
+  ReadFn read = [&](char* buffer, std::size_t size) -> Expected<std::size_t> {
+    std::size_t n = std::min(size, bytes.size() - offset);
+    std::memcpy(buffer, bytes.data() + offset, n);
+    offset += n;
+    return n;
+  };
+  (void)scan_input(name, read, analysis, options);
+}
+
+} // namespace doctor::explain

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// Error signatures (data/kb/signatures.json): the messages `explain` recognises in a log, each
+// mapped to a finding of findings.json. Parsed and validated here; matched in explain/.
+#pragma once
+
+#include <doctor/kb/knowledge_base.hpp>
+#include <doctor/util/error.hpp>
+#include <doctor/util/regex.hpp>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace doctor::kb {
+
+// What a matching line says about the failure.
+enum class SignatureRole {
+  cause,   // names a root cause
+  symptom, // an umbrella message or a consequence; the cause only when nothing better matched
+  noise,   // known harmless: never the cause
+  context, // informative (versions loaded, devices created): shown as what the log says
+};
+
+std::string_view to_string(SignatureRole role);
+
+// The shortest literal every pattern must have at its top level, for the prefilter.
+inline constexpr std::size_t k_min_signature_literal = 4;
+
+struct Signature {
+  std::string id;      // "tf.dso_load_failed.windows"
+  std::string finding; // a findings.json id
+  SignatureRole role = SignatureRole::cause;
+  int confidence = 50;  // 1..100: how surely a match names the cause
+  std::string platform; // "windows", "linux" or "any"
+  std::vector<Regex> patterns;
+  std::vector<std::pair<std::string, std::string>> values; // constant params
+  std::vector<std::string> explained_by;                   // finding ids
+  std::vector<std::string> examples;                       // lines the patterns must match
+  std::string source;
+};
+
+// Parses signatures.json. Every pattern must compile, carry a top-level literal of at least
+// k_min_signature_literal bytes, and supply (by named groups or "values") every param of its
+// finding; "finding" and "explained_by" must name rows of `findings`. The error names the file,
+// the row and the field.
+Expected<std::vector<Signature>> parse_signatures(std::string_view text,
+                                                  const std::string& file,
+                                                  const std::vector<FindingTemplate>& findings);
+
+// Returns the examples of `signatures` that none of their own patterns match, as
+// "id: example" lines (empty when all match).
+std::vector<std::string> unmatched_examples(const std::vector<Signature>& signatures);
+
+} // namespace doctor::kb
