@@ -8,6 +8,7 @@
 #include <doctor/facts/collect.hpp>
 #include <doctor/facts/facts_json.hpp>
 #include <doctor/kb/knowledge_base.hpp>
+#include <doctor/kb/signatures.hpp>
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/process.hpp>
@@ -81,8 +82,6 @@ facts::CollectOptions collect_options(const TargetOptions& target) {
   return options;
 }
 
-namespace {
-
 facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase& kb) {
   const platform::SysRoot root = make_root(target);
   facts::CollectOptions options = collect_options(target);
@@ -119,11 +118,11 @@ void write_output(const std::string& path, const std::string& text) {
   }
 }
 
-bool use_color(const CheckOptions& options) {
-  if (options.format != report::Format::text || !options.output.empty()) {
+bool use_color(ColorMode color, report::Format format, const std::string& output) {
+  if (format != report::Format::text || !output.empty()) {
     return false;
   }
-  switch (options.color) {
+  switch (color) {
   case ColorMode::always:
     return true;
   case ColorMode::never:
@@ -134,8 +133,6 @@ bool use_color(const CheckOptions& options) {
   const char* no_color = std::getenv("NO_COLOR");
   return (no_color == nullptr || no_color[0] == '\0') && platform::stdout_is_terminal();
 }
-
-} // namespace
 
 int run_check(const CheckOptions& options) {
   const kb::KnowledgeBase kb = load_kb(options.target);
@@ -159,7 +156,9 @@ int run_check(const CheckOptions& options) {
   rep.fail_on = options.fail_on;
   rep.inventory = report::make_inventory(facts);
   rep.findings = checks::run_checks(facts, kb, checks::all_checks());
-  write_output(options.output, report::render(rep, options.format, use_color(options)));
+  write_output(options.output,
+               report::render(
+                   rep, options.format, use_color(options.color, options.format, options.output)));
   return report::exit_status(rep) == 0 ? k_exit_ok : k_exit_findings;
 }
 
@@ -192,6 +191,9 @@ std::set<std::string_view> distinct_sources(const kb::KnowledgeBase& kb, std::si
   for (std::string_view s : kb.compat().sources()) {
     add(s);
   }
+  for (const kb::Signature& s : kb.signatures()) {
+    add(s.source);
+  }
   return out;
 }
 
@@ -201,6 +203,15 @@ int run_kb(const KbOptions& options) {
   TargetOptions target;
   target.kb_dir = options.check_dir;
   const kb::KnowledgeBase kb = load_kb(target);
+  // Each signature's examples must match its own patterns: an edited pattern that no longer
+  // recognises the message it was written for is caught here.
+  if (const auto unmatched = kb::unmatched_examples(kb.signatures()); !unmatched.empty()) {
+    throw CommandError{
+        target.kb_dir.empty() ? k_exit_internal : k_exit_usage,
+        fmt::format("knowledge base: signatures.json: examples their patterns do not "
+                    "match:\n  {}",
+                    fmt::join(unmatched, "\n  "))};
+  }
   std::size_t rows = 0;
   const std::size_t sources = distinct_sources(kb, rows).size();
   std::string out;

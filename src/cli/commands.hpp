@@ -28,6 +28,18 @@ platform::SysRoot make_root(const TargetOptions& target);
 // executable for probe children).
 facts::CollectOptions collect_options(const TargetOptions& target);
 
+// Collects the facts of the machine or --sysroot tree that `target` names.
+facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase& kb);
+
+// Reads a snapshot file ("-": standard input). Throws CommandError (exit 2) if it is unusable.
+facts::Facts load_snapshot(const std::string& path);
+
+// Writes `text` to `path`, or to standard output for "" and "-". Throws CommandError (exit 2).
+void write_output(const std::string& path, const std::string& text);
+
+// Whether a report in `format` to `output` gets ANSI colours (NO_COLOR, terminals).
+bool use_color(ColorMode color, report::Format format, const std::string& output);
+
 // `check`: collect (or load) facts, run the checks, print the report. Returns the exit status.
 // Throws CommandError for unusable input (a bad snapshot, an unreadable --kb-dir).
 int run_check(const CheckOptions& options);

@@ -45,6 +45,16 @@ struct KbOptions {
   bool json = false;     // --format json
 };
 
+// `explain`: read error text and name the cause.
+struct ExplainOptions {
+  std::vector<std::string> inputs; // files, "-" for standard input, or pasted text
+  TargetOptions target;            // the machine joined with the log (--snapshot allowed)
+  bool no_machine = false;         // --no-machine
+  report::Format format = report::Format::text;
+  ColorMode color = ColorMode::automatic;
+  std::string output; // -o FILE; empty: stdout
+};
+
 // Parses "--env" values into a map. Returns ErrorCode::invalid_argument naming the first value
 // without '=' or with an empty name.
 Expected<std::map<std::string, std::string>>

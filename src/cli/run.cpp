@@ -2,6 +2,7 @@
 #include "run.hpp"
 
 #include "commands.hpp"
+#include "explain.hpp"
 #include "options.hpp"
 #include "resolve.hpp"
 
@@ -41,6 +42,17 @@ constexpr const char* k_resolve_footer = R"(Exit status:
   3  internal error
 
 Documentation: docs/resolve.md in the source tree.)";
+
+constexpr const char* k_explain_footer =
+    R"(Inputs: files (UTF-8, UTF-16 with BOM, GBK; CRLF, colour codes and #012 syslog escapes are
+handled; any size, read as a stream), '-' for standard input, or the error text itself as one
+quoted argument.
+
+Exit status:
+  0  the input was read (whether or not a cause was found)
+  2  usage error, or an input, snapshot or --kb-dir that cannot be used
+  3  internal error
+Documentation: docs/explain.md in the source tree.)";
 
 constexpr const char* k_kb_footer = R"(Exit status:
   0  the knowledge base (with --check: DIR's files over the built-in ones) is valid
@@ -90,7 +102,8 @@ void add_target_options(CLI::App& cmd, TargetOptions& t, bool with_snapshot) {
 // `cudnn-doctor` alone, or with only options, means `cudnn-doctor check`.
 std::vector<std::string> with_default_command(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  static const std::vector<std::string> k_commands = {"check", "snapshot", "resolve", "kb"};
+  static const std::vector<std::string> k_commands = {
+      "check", "snapshot", "resolve", "kb", "explain"};
   const bool wants_top_level =
       !args.empty()
       && (args[0] == "--help" || args[0] == "-h" || args[0] == "--version" || args[0] == "help");
@@ -191,6 +204,31 @@ int parse_and_run(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}));
   kb_cmd->footer(k_kb_footer);
 
+  ExplainOptions expl;
+  std::string expl_format = "text";
+  std::string expl_color = "auto";
+  CLI::App* expl_cmd = app.add_subcommand(
+      "explain",
+      "Read an error message, traceback, framework log, kernel log or Windows event text and "
+      "name the cause: the lines that prove it and the fix, joined with what the doctor sees on "
+      "this machine (or --snapshot).");
+  expl_cmd
+      ->add_option("input", expl.inputs, "A log file, '-' for standard input, or the error text")
+      ->type_name("FILE|-|TEXT");
+  expl_cmd->add_flag(
+      "--no-machine", expl.no_machine, "Do not look at this machine: explain from the text alone");
+  expl_cmd->add_option("--format", expl_format, "Output format: text, json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown", "md"}));
+  expl_cmd
+      ->add_option("--color", expl_color, "Colour in text output: auto (default), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  expl_cmd
+      ->add_option(
+          "-o,--output", expl.output, "Write the report to FILE instead of standard output")
+      ->type_name("FILE");
+  add_target_options(*expl_cmd, expl.target, true);
+  expl_cmd->footer(k_explain_footer);
+
   std::vector<std::string> args = with_default_command(argc, argv);
   std::reverse(args.begin(), args.end()); // CLI11 takes a reversed vector
   try {
@@ -209,6 +247,11 @@ int parse_and_run(int argc, char** argv) {
     check.color = parse_color(color).value_or(ColorMode::automatic);
     check.fail_on = parse_severity(fail_on).value_or(Severity::error);
     return run_check(check);
+  }
+  if (expl_cmd->parsed()) {
+    expl.format = report::parse_format(expl_format).value_or(report::Format::text);
+    expl.color = parse_color(expl_color).value_or(ColorMode::automatic);
+    return run_explain(expl);
   }
   if (kb_cmd->parsed()) {
     kb_opts.json = kb_format == "json";

@@ -10,4 +10,8 @@ bool stdout_is_terminal();
 // asked (a Windows console); does nothing elsewhere.
 void prepare_console();
 
+// Makes standard input deliver bytes unchanged (no CRLF or Ctrl-Z translation on Windows), for
+// reading logs piped in; does nothing elsewhere.
+void set_stdin_binary();
+
 } // namespace doctor::platform

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "report.hpp"
+#include "text_layout.hpp"
 
 #include <doctor/util/strings.hpp>
 
@@ -8,80 +9,6 @@
 namespace doctor::report {
 
 namespace {
-
-constexpr std::size_t k_width = 100;
-
-struct Style {
-  bool on;
-  std::string apply(std::string_view code, std::string_view text) const {
-    return on ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : std::string(text);
-  }
-  std::string bold(std::string_view t) const { return apply("1", t); }
-  std::string dim(std::string_view t) const { return apply("2", t); }
-};
-
-std::string_view severity_color(Severity s) {
-  switch (s) {
-  case Severity::critical:
-    return "1;35";
-  case Severity::error:
-    return "1;31";
-  case Severity::warning:
-    return "1;33";
-  case Severity::info:
-    return "1;36";
-  }
-  return "0";
-}
-
-std::string_view severity_label(Severity s) {
-  switch (s) {
-  case Severity::critical:
-    return "CRITICAL";
-  case Severity::error:
-    return "ERROR";
-  case Severity::warning:
-    return "WARNING";
-  case Severity::info:
-    return "INFO";
-  }
-  return "INFO";
-}
-
-// Counts display columns: UTF-8 continuation bytes take no column.
-std::size_t columns(std::string_view s) {
-  std::size_t n = 0;
-  for (char c : s) {
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
-      ++n;
-    }
-  }
-  return n;
-}
-
-// Word-wraps `text` to k_width with `indent` before the first line and `more` before the others.
-std::string wrap(std::string_view text, std::string_view indent, std::string_view more) {
-  std::string out;
-  std::string line(indent);
-  bool line_has_word = false;
-  for (std::string_view word : util::split(text, ' ')) {
-    if (word.empty()) {
-      continue;
-    }
-    if (line_has_word && columns(line) + 1 + columns(word) > k_width) {
-      out += line + "\n";
-      line = std::string(more);
-      line_has_word = false;
-    }
-    if (line_has_word) {
-      line += ' ';
-    }
-    line += word;
-    line_has_word = true;
-  }
-  out += line + "\n";
-  return out;
-}
 
 std::string summary_line(const std::vector<Finding>& findings) {
   int counts[4] = {0, 0, 0, 0};

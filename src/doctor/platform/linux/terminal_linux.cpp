@@ -11,4 +11,6 @@ bool stdout_is_terminal() {
 
 void prepare_console() {}
 
+void set_stdin_binary() {}
+
 } // namespace doctor::platform

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/terminal.hpp>
 
+#include <fcntl.h>
+#include <io.h>
 #include <windows.h>
+
+#include <cstdio>
 
 namespace doctor::platform {
 
@@ -18,6 +22,10 @@ void prepare_console() {
   if (out != INVALID_HANDLE_VALUE && GetConsoleMode(out, &mode) != 0) {
     SetConsoleMode(out, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING);
   }
+}
+
+void set_stdin_binary() {
+  _setmode(_fileno(stdin), _O_BINARY);
 }
 
 } // namespace doctor::platform

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#include "explain.hpp"
+
+#include "commands.hpp"
+#include "run.hpp"
+
+#include <doctor/checks/all_checks.hpp>
+#include <doctor/checks/runner.hpp>
+#include <doctor/explain/machine_join.hpp>
+#include <doctor/explain/scan.hpp>
+#include <doctor/platform/terminal.hpp>
+#include <doctor/report/explain_report.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace doctor::cli {
+
+namespace {
+
+// An argument is the error text itself when it is not a file and looks like a message: it has a
+// space or a line break. Otherwise a missing file is an error, not a message to explain.
+bool is_pasted_text(const std::string& arg) {
+  return arg.find_first_of(" \t\n\r") != std::string::npos;
+}
+
+Expected<void> scan_stdin(explain::Analysis& analysis) {
+  platform::set_stdin_binary();
+  explain::ReadFn read = [](char* buffer, std::size_t size) -> Expected<std::size_t> {
+    std::size_t n = std::fread(buffer, 1, size, stdin);
+    if (n == 0 && std::ferror(stdin) != 0) {
+      return make_error(ErrorCode::io, "cannot read standard input");
+    }
+    return n;
+  };
+  return explain::scan_input("<stdin>", read, analysis);
+}
+
+Expected<void> scan_file(const std::string& path, explain::Analysis& analysis) {
+  std::ifstream in(std::filesystem::path(path), std::ios::binary);
+  if (!in) {
+    return make_error(ErrorCode::io, fmt::format("{}: cannot open", path));
+  }
+  explain::ReadFn read = [&](char* buffer, std::size_t size) -> Expected<std::size_t> {
+    in.read(buffer, static_cast<std::streamsize>(size));
+    if (in.bad()) {
+      return make_error(ErrorCode::io, fmt::format("{}: read error", path));
+    }
+    return static_cast<std::size_t>(in.gcount());
+  };
+  return explain::scan_input(path, read, analysis);
+}
+
+void scan_argument(const std::string& arg, explain::Analysis& analysis) {
+  if (arg == "-") {
+    if (auto ok = scan_stdin(analysis); !ok) {
+      throw CommandError{k_exit_usage, ok.error().message};
+    }
+    return;
+  }
+  std::error_code ec;
+  const auto status = std::filesystem::status(std::filesystem::path(arg), ec);
+  if (!ec && std::filesystem::is_directory(status)) {
+    throw CommandError{k_exit_usage,
+                       fmt::format("{}: is a directory; give the log files in it", arg)};
+  }
+  if (!ec && std::filesystem::exists(status)) {
+    if (auto ok = scan_file(arg, analysis); !ok) {
+      throw CommandError{k_exit_usage, ok.error().message};
+    }
+    return;
+  }
+  if (!is_pasted_text(arg)) {
+    throw CommandError{k_exit_usage,
+                       fmt::format("{}: no such file (to explain a message itself, quote it: "
+                                   "cudnn-doctor explain \"the error text\")",
+                                   arg)};
+  }
+  explain::scan_text("<argument>", arg, analysis);
+}
+
+} // namespace
+
+int run_explain(const ExplainOptions& options) {
+  if (options.inputs.empty()) {
+    throw CommandError{k_exit_usage,
+                       "explain needs a log file, '-' for standard input, or the "
+                       "error text as an argument"};
+  }
+  if (options.no_machine && !options.target.snapshot.empty()) {
+    throw CommandError{k_exit_usage, "--no-machine cannot be combined with --snapshot"};
+  }
+  if (!options.target.snapshot.empty()
+      && (!options.target.sysroot.empty() || !options.target.env.empty())) {
+    throw CommandError{k_exit_usage, "--snapshot cannot be combined with --sysroot or --env"};
+  }
+  const kb::KnowledgeBase kb = load_kb(options.target);
+  const explain::SignatureMatcher matcher(kb.signatures());
+  explain::Analysis analysis(matcher);
+  for (const std::string& arg : options.inputs) {
+    scan_argument(arg, analysis);
+  }
+  const explain::Ranking ranking = explain::rank(analysis);
+  auto result = explain::build_result(analysis, ranking, kb);
+  if (!result) {
+    throw CommandError{k_exit_internal, result.error().message};
+  }
+  if (options.no_machine) {
+    result->machine = "not used (--no-machine)";
+  } else {
+    const bool from_snapshot = !options.target.snapshot.empty();
+    const facts::Facts facts =
+        from_snapshot ? load_snapshot(options.target.snapshot) : collect_facts(options.target, kb);
+    const std::vector<Finding> findings = checks::run_checks(facts, kb, checks::all_checks());
+    std::string label = from_snapshot                    ? "snapshot " + options.target.snapshot
+                        : options.target.sysroot.empty() ? std::string("this machine")
+                                                         : "sysroot " + options.target.sysroot;
+    explain::join_machine(*result, facts, kb, findings, label);
+  }
+  const report::ExplainMeta meta{DOCTOR_VERSION, kb.version()};
+  write_output(
+      options.output,
+      report::render_explain(
+          *result, meta, options.format, use_color(options.color, options.format, options.output)));
+  return k_exit_ok;
+}
+
+} // namespace doctor::cli

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+#include "explain_report.hpp"
+
+#include "text_layout.hpp"
+
+#include <doctor/util/strings.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace doctor::report {
+
+namespace {
+
+using explain::EvidenceLine;
+using explain::ExplainedCause;
+using explain::ExplainResult;
+using explain::Mention;
+using Json = nlohmann::ordered_json;
+
+std::string input_line(const explain::InputSummary& in) {
+  std::vector<std::string> parts;
+  parts.push_back(fmt::format("{} lines", in.lines));
+  parts.emplace_back(explain::encoding_name(in.decode.encoding));
+  if (in.decode.bom)
+    parts.emplace_back("BOM");
+  if (in.decode.crlf_seen)
+    parts.emplace_back("CRLF");
+  if (in.decode.ansi_removed)
+    parts.emplace_back("colour codes removed");
+  if (in.decode.syslog_expanded)
+    parts.emplace_back("#012 expanded");
+  if (in.decode.replacements > 0) {
+    parts.push_back(fmt::format("{} invalid bytes replaced", in.decode.replacements));
+  }
+  if (in.decode.cut_lines > 0)
+    parts.push_back(fmt::format("{} long lines cut", in.decode.cut_lines));
+  return fmt::format("{} ({})", in.name, util::join(parts, ", "));
+}
+
+std::string evidence_text(const ExplainResult& r, const EvidenceLine& l) {
+  return fmt::format("{}  {}", explain::where(r, l), l.text);
+}
+
+Json evidence_json(const ExplainResult& r, const std::vector<EvidenceLine>& lines) {
+  Json out = Json::array();
+  for (const EvidenceLine& l : lines) {
+    Json e;
+    e["input"] = l.input < r.inputs.size() ? r.inputs[l.input].name : "";
+    e["line"] = l.line;
+    if (l.part > 0)
+      e["part"] = l.part;
+    e["text"] = l.text;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Json mention_json(const ExplainResult& r, const Mention& m) {
+  Json j;
+  j["id"] = m.finding;
+  j["cause_class"] = std::string(to_string(m.cause_class));
+  j["signature"] = m.signature;
+  j["title"] = m.title;
+  j["count"] = m.count;
+  j["evidence"] = evidence_json(r, m.lines);
+  return j;
+}
+
+std::string summary(const ExplainResult& r) {
+  if (r.causes.empty())
+    return "no known cause found";
+  return r.causes.size() == 1 ? std::string("1 cause found")
+                              : fmt::format("{} causes found, most likely first", r.causes.size());
+}
+
+std::string machine_line(const ExplainResult& r) {
+  if (r.machine.empty())
+    return "not used";
+  return r.machine;
+}
+
+void text_mentions(std::string& out,
+                   const Style& st,
+                   const ExplainResult& r,
+                   const std::vector<Mention>& list,
+                   std::string_view label,
+                   std::string_view note) {
+  for (const Mention& m : list) {
+    std::string first = m.lines.empty() ? "" : explain::where(r, m.lines.front());
+    out += wrap(fmt::format("{:<9}{} ({}), {} line{}{}{}",
+                            label,
+                            m.title,
+                            m.finding,
+                            m.count,
+                            m.count == 1 ? "" : "s",
+                            first.empty() ? "" : ", first at " + first,
+                            note),
+                "  ",
+                "           ");
+    if (!m.lines.empty())
+      out += st.dim("           " + m.lines.front().text.substr(0, k_width)) + "\n";
+  }
+}
+
+} // namespace
+
+std::string render_explain_text(const ExplainResult& r, const ExplainMeta& meta, bool color) {
+  const Style st{color};
+  std::string out;
+  out += st.bold(fmt::format("cudnn-doctor {}", meta.tool_version));
+  out += st.dim(" · explain\n");
+  for (const auto& in : r.inputs)
+    out += "  " + st.dim("read ") + input_line(in) + "\n";
+  out += "  " + st.dim("machine ") + machine_line(r) + "\n";
+  out += "\n" + st.bold(fmt::format("Causes: {}", summary(r))) + "\n";
+  for (std::size_t i = 0; i < r.causes.size(); ++i) {
+    const ExplainedCause& c = r.causes[i];
+    const Finding& f = c.finding;
+    out += "\n";
+    out += st.apply(severity_color(f.severity), fmt::format("{:<8}", fmt::format("{}.", i + 1)));
+    out += " " + st.bold(f.title) + "\n";
+    out += st.dim(fmt::format("         {} · {} · confidence {}{}",
+                              f.id,
+                              to_string(f.cause_class),
+                              c.confidence,
+                              c.from_symptoms ? " · only symptoms matched" : ""))
+           + "\n";
+    out += wrap(f.message, "         ", "         ");
+    out += "         " + st.bold("Evidence")
+           + (c.matches > c.lines.size()
+                  ? st.dim(fmt::format(" ({} lines, first {} shown)", c.matches, c.lines.size()))
+                  : "")
+           + "\n";
+    for (const EvidenceLine& l : c.lines)
+      out += wrap(evidence_text(r, l), "           ", "             ");
+    if (!c.consequences.empty()) {
+      out += "         " + st.bold("What followed from it") + "\n";
+      for (const Mention& m : c.consequences) {
+        out += wrap(fmt::format("- {} ({})", m.title, m.finding), "           ", "             ");
+        for (const EvidenceLine& l : m.lines) {
+          out += wrap(evidence_text(r, l), "             ", "               ");
+        }
+      }
+    }
+    if (!c.machine.empty()) {
+      out += "         " + st.bold("On the machine") + "\n";
+      for (const explain::MachineNote& n : c.machine) {
+        out += wrap(
+            fmt::format("{} {}", n.confirms ? "+" : "-", n.text), "           ", "             ");
+        if (!n.command.empty())
+          out += "             " + st.apply("32", "$ " + n.command) + "\n";
+      }
+    }
+    if (!f.fixes.empty()) {
+      out += "         " + st.bold("Fix") + "\n";
+      for (std::size_t k = 0; k < f.fixes.size(); ++k) {
+        out += wrap(fmt::format("{}. {}", k + 1, f.fixes[k].text), "           ", "              ");
+        if (!f.fixes[k].command.empty()) {
+          out += "              " + st.apply("32", "$ " + f.fixes[k].command) + "\n";
+        }
+      }
+    }
+  }
+  if (r.causes.empty()) {
+    out += wrap(r.lines_matched == 0
+                    ? "None of the known error signatures occurs in the input. If it is the whole "
+                      "error, run `cudnn-doctor check` on the machine where it happened."
+                    : "Only lines that are not causes were recognised (below). Run `cudnn-doctor "
+                      "check` on the machine where the error happened.",
+                "  ",
+                "  ");
+  }
+  if (!r.symptoms.empty() || !r.noise.empty() || !r.context.empty()) {
+    out += "\n" + st.bold("Also recognised, not causes") + "\n";
+    text_mentions(out, st, r, r.symptoms, "symptom", "");
+    text_mentions(out, st, r, r.noise, "harmless", "; known harmless");
+    text_mentions(out, st, r, r.context, "context", "");
+  }
+  return out;
+}
+
+std::string render_explain_json(const ExplainResult& r, const ExplainMeta& meta) {
+  Json doc;
+  doc["schema"] = std::string(k_explain_schema);
+  doc["tool_version"] = meta.tool_version;
+  doc["kb_version"] = meta.kb_version;
+  doc["inputs"] = Json::array();
+  for (const auto& in : r.inputs) {
+    Json j;
+    j["name"] = in.name;
+    j["encoding"] = std::string(explain::encoding_name(in.decode.encoding));
+    j["bom"] = in.decode.bom;
+    j["crlf"] = in.decode.crlf_seen;
+    j["ansi_removed"] = in.decode.ansi_removed;
+    j["syslog_expanded"] = in.decode.syslog_expanded;
+    j["replacements"] = in.decode.replacements;
+    j["cut_lines"] = in.decode.cut_lines;
+    j["bytes"] = in.bytes;
+    j["lines"] = in.lines;
+    j["fast_scan"] = in.fast_scan;
+    doc["inputs"].push_back(std::move(j));
+  }
+  doc["log_platform"] = r.log_platform.empty() ? Json(nullptr) : Json(r.log_platform);
+  doc["machine"] = {{"joined", r.machine_joined}, {"detail", machine_line(r)}};
+  doc["causes"] = Json::array();
+  for (std::size_t i = 0; i < r.causes.size(); ++i) {
+    const ExplainedCause& c = r.causes[i];
+    Json j;
+    j["rank"] = i + 1;
+    j["id"] = c.finding.id;
+    j["cause_class"] = std::string(to_string(c.finding.cause_class));
+    j["severity"] = std::string(to_string(c.finding.severity));
+    j["confidence"] = c.confidence;
+    j["from_symptoms"] = c.from_symptoms;
+    j["title"] = c.finding.title;
+    j["message"] = c.finding.message;
+    j["signatures"] = c.signatures;
+    Json fields = Json::object();
+    for (const auto& [k, v] : c.fields)
+      fields[k] = v;
+    j["fields"] = std::move(fields);
+    j["matches"] = c.matches;
+    j["evidence"] = evidence_json(r, c.lines);
+    j["consequences"] = Json::array();
+    for (const Mention& m : c.consequences)
+      j["consequences"].push_back(mention_json(r, m));
+    j["machine"] = Json::array();
+    for (const auto& n : c.machine) {
+      j["machine"].push_back({{"text", n.text}, {"command", n.command}, {"confirms", n.confirms}});
+    }
+    j["fixes"] = Json::array();
+    for (const Fix& f : c.finding.fixes)
+      j["fixes"].push_back({{"text", f.text}, {"command", f.command}});
+    doc["causes"].push_back(std::move(j));
+  }
+  for (const auto& [key, list] : {std::pair{"symptoms", &r.symptoms},
+                                  std::pair{"noise", &r.noise},
+                                  std::pair{"context", &r.context}}) {
+    doc[key] = Json::array();
+    for (const Mention& m : *list)
+      doc[key].push_back(mention_json(r, m));
+  }
+  return doc.dump(2) + "\n";
+}
+
+std::string render_explain_markdown(const ExplainResult& r, const ExplainMeta& meta) {
+  std::string out =
+      fmt::format("### cudnn-doctor {} · explain: {}\n\n", meta.tool_version, summary(r));
+  for (const auto& in : r.inputs)
+    out += fmt::format("- read {}\n", input_line(in));
+  out += fmt::format("- machine: {}\n", machine_line(r));
+  for (std::size_t i = 0; i < r.causes.size(); ++i) {
+    const ExplainedCause& c = r.causes[i];
+    out += fmt::format("\n#### {}. {}\n\n`{}` · `{}` · confidence {}\n\n{}\n\n",
+                       i + 1,
+                       c.finding.title,
+                       c.finding.id,
+                       to_string(c.finding.cause_class),
+                       c.confidence,
+                       c.finding.message);
+    out += "```\n";
+    for (const EvidenceLine& l : c.lines)
+      out += evidence_text(r, l) + "\n";
+    for (const Mention& m : c.consequences) {
+      for (const EvidenceLine& l : m.lines)
+        out += evidence_text(r, l) + "\n";
+    }
+    out += "```\n";
+    for (const auto& n : c.machine) {
+      out += fmt::format("- {}{}\n", n.text, n.command.empty() ? "" : " `" + n.command + "`");
+    }
+    for (std::size_t k = 0; k < c.finding.fixes.size(); ++k) {
+      const Fix& f = c.finding.fixes[k];
+      out +=
+          fmt::format("{}. {}{}\n", k + 1, f.text, f.command.empty() ? "" : " `" + f.command + "`");
+    }
+  }
+  return out;
+}
+
+std::string
+render_explain(const ExplainResult& result, const ExplainMeta& meta, Format format, bool color) {
+  switch (format) {
+  case Format::json:
+    return render_explain_json(result, meta);
+  case Format::markdown:
+    return render_explain_markdown(result, meta);
+  case Format::text:
+    break;
+  }
+  return render_explain_text(result, meta, color);
+}
+
+} // namespace doctor::report
