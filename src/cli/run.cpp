@@ -228,6 +228,8 @@ int parse_and_run(int argc, char** argv) {
       ->type_name("FILE");
   add_target_options(*expl_cmd, expl.target, true);
   expl_cmd->footer(k_explain_footer);
+  // A log path or pasted text may start with '/': never read it as a Windows-style option.
+  expl_cmd->allow_windows_style_options(false);
 
   std::vector<std::string> args = with_default_command(argc, argv);
   std::reverse(args.begin(), args.end()); // CLI11 takes a reversed vector

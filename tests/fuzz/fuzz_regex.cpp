@@ -33,9 +33,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (m.groups.size() != re->group_names().size())
     std::abort();
   for (const auto& [b, e] : m.groups) {
-    if (b == doctor::RegexMatch::npos && e == doctor::RegexMatch::npos)
+    if (b == doctor::RegexMatch::k_npos && e == doctor::RegexMatch::k_npos)
       continue;
-    if (b == doctor::RegexMatch::npos || e == doctor::RegexMatch::npos || b > e
+    if (b == doctor::RegexMatch::k_npos || e == doctor::RegexMatch::k_npos || b > e
         || e > text.size()) {
       std::abort();
     }

@@ -107,13 +107,13 @@ TEST(LiteralSet, FindsOverlappingLiteralsIgnoringCase) {
   LiteralSet set({"he", "she", "his", "hers", ""});
   EXPECT_EQ(set.size(), 4U);
   EXPECT_EQ(set.find_first("ushers"), 4U); // "she" ends first, at offset 4 (and "he" with it)
-  EXPECT_EQ(set.find_first("xyz"), LiteralSet::npos);
+  EXPECT_EQ(set.find_first("xyz"), LiteralSet::k_npos);
   EXPECT_EQ(set.find_first("USHERS"), 4U);
   std::vector<std::uint32_t> all;
   set.find_all("ushers", all);
   std::sort(all.begin(), all.end());
   EXPECT_EQ(all, (std::vector<std::uint32_t>{0, 1, 3}));
-  EXPECT_EQ(LiteralSet().find_first("anything"), LiteralSet::npos);
+  EXPECT_EQ(LiteralSet().find_first("anything"), LiteralSet::k_npos);
 }
 
 TEST(LiteralSet, AgreesWithNaiveSearch) {
@@ -137,7 +137,7 @@ TEST(LiteralSet, AgreesWithNaiveSearch) {
     for (auto f : all)
       got += std::to_string(f) + ",";
     ASSERT_EQ(got, naive_positions(lits, text)) << text;
-    ASSERT_EQ(set.find_first(text) == LiteralSet::npos, got.empty()) << text;
+    ASSERT_EQ(set.find_first(text) == LiteralSet::k_npos, got.empty()) << text;
   }
 }
 

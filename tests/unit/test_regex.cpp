@@ -89,7 +89,7 @@ TEST(Regex, NamedAndNumberedGroups) {
   auto opt = compile("a(?<x>b)?c");
   std::string t2 = "ac";
   ASSERT_TRUE(opt.search(t2, &m));
-  EXPECT_EQ(m.groups[0].first, RegexMatch::npos);
+  EXPECT_EQ(m.groups[0].first, RegexMatch::k_npos);
   EXPECT_EQ(m.group(t2, 1), "");
 }
 

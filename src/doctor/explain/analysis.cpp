@@ -19,8 +19,9 @@ void Analysis::begin_input(std::string name) {
 void Analysis::add_line(const TextLine& line) {
   m_matches.clear();
   m_matcher->match_line(line.text, m_matches, m_scratch);
-  if (m_matches.empty())
+  if (m_matches.empty()) {
     return;
+  }
   ++m_lines_matched;
   // One line is one message: when several cause or symptom signatures match it, the most
   // confident (the most specific) names it, and a catch-all that also matched is dropped.
@@ -31,8 +32,9 @@ void Analysis::add_line(const TextLine& line) {
   };
   int best = 0;
   for (const LineMatch& m : m_matches) {
-    if (judged(m))
+    if (judged(m)) {
       best = std::max(best, sigs[m.signature].confidence);
+    }
   }
   std::erase_if(m_matches, [&](const LineMatch& m) {
     return judged(m) && sigs[m.signature].confidence < best;
@@ -70,8 +72,9 @@ void Analysis::end_input(const DecodeInfo& decode,
                          std::uint64_t bytes,
                          std::size_t lines,
                          bool fast_scan) {
-  if (m_inputs.empty())
+  if (m_inputs.empty()) {
     return;
+  }
   InputSummary& in = m_inputs.back();
   in.decode = decode;
   in.bytes = bytes;
@@ -83,8 +86,9 @@ namespace {
 
 // Where a hit first appears, for ordering.
 std::pair<std::size_t, std::size_t> first_position(const SignatureHits& h) {
-  if (h.lines.empty())
+  if (h.lines.empty()) {
     return {static_cast<std::size_t>(-1), 0};
+  }
   return {h.lines.front().input, h.lines.front().line};
 }
 
@@ -96,8 +100,9 @@ void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis) {
                           : first_position(analysis.hits()[c.hits.front()]);
   };
   std::stable_sort(causes.begin(), causes.end(), [&](const RankedCause& a, const RankedCause& b) {
-    if (a.confidence != b.confidence)
+    if (a.confidence != b.confidence) {
       return a.confidence > b.confidence;
+    }
     return pos(a) < pos(b);
   });
 }
@@ -124,8 +129,9 @@ Ranking rank(const Analysis& analysis) {
       break;
     }
     auto [it, fresh] = by_finding.try_emplace(s.finding);
-    if (fresh)
+    if (fresh) {
       order.push_back(s.finding);
+    }
     it->second.push_back(i);
   }
   std::set<std::string> present(order.begin(), order.end());
@@ -145,11 +151,13 @@ Ranking rank(const Analysis& analysis) {
         all = false;
         break;
       }
-      if (by.empty())
+      if (by.empty()) {
         by = *e;
+      }
     }
-    if (all && !by.empty())
+    if (all && !by.empty()) {
       explained_by[f] = by;
+    }
   }
   // The root of a chain of explanations; a cycle leaves the findings in it as causes.
   auto root_of = [&](const std::string& f) {
@@ -157,8 +165,9 @@ Ranking rank(const Analysis& analysis) {
     std::set<std::string> seen{cur};
     while (explained_by.count(cur) != 0) {
       const std::string& next = explained_by[cur];
-      if (!seen.insert(next).second)
+      if (!seen.insert(next).second) {
         return f;
+      }
       cur = next;
     }
     return cur;
@@ -172,43 +181,50 @@ Ranking rank(const Analysis& analysis) {
   bool any_cause = false;
   for (const std::string& f : order) {
     std::string r = root_of(f);
-    if (r == f && !only_symptoms(f))
+    if (r == f && !only_symptoms(f)) {
       any_cause = true;
+    }
   }
 
   std::map<std::string, std::size_t> index; // finding -> index into out.causes
   for (const std::string& f : order) {
     std::string r = root_of(f);
-    if (r != f)
+    if (r != f) {
       continue;
+    }
     if (only_symptoms(f) && any_cause) {
-      for (std::size_t i : by_finding[f])
+      for (std::size_t i : by_finding[f]) {
         out.symptoms.push_back(i);
+      }
       continue;
     }
     RankedCause c;
     c.finding = f;
     c.from_symptoms = only_symptoms(f);
     c.hits = by_finding[f];
-    for (std::size_t i : c.hits)
+    for (std::size_t i : c.hits) {
       c.confidence = std::max(c.confidence, sigs[hits[i].signature].confidence);
+    }
     index[f] = out.causes.size();
     out.causes.push_back(std::move(c));
   }
   for (const std::string& f : order) {
     std::string r = root_of(f);
-    if (r == f)
+    if (r == f) {
       continue;
+    }
     auto it = index.find(r);
     if (it == index.end()) { // its root is a symptom left aside: so is this
-      for (std::size_t i : by_finding[f])
+      for (std::size_t i : by_finding[f]) {
         out.symptoms.push_back(i);
+      }
       continue;
     }
     RankedCause& c = out.causes[it->second];
     c.consequences.push_back(f);
-    for (std::size_t i : by_finding[f])
+    for (std::size_t i : by_finding[f]) {
       c.consequence_hits.push_back(i);
+    }
   }
   order_causes(out.causes, analysis);
   return out;

@@ -22,29 +22,31 @@ LiteralSet::LiteralSet(const std::vector<std::string>& literals) {
       if (m_class[c] == 0) {
         auto cls = static_cast<std::uint8_t>(m_classes++);
         m_class[c] = cls;
-        if (c >= 'a' && c <= 'z')
+        if (c >= 'a' && c <= 'z') {
           m_class[c - 'a' + 'A'] = cls;
+        }
       }
     }
   }
-  // The trie. goto_[s * classes + c] = child or -1.
-  std::vector<std::int32_t> goto_(m_classes, -1);
+  // The trie. trie[s * classes + c] = child or -1.
+  std::vector<std::int32_t> trie(m_classes, -1);
   std::vector<std::vector<std::uint32_t>> own(1);
   std::size_t states = 1;
   for (std::size_t i = 0; i < literals.size(); ++i) {
-    if (literals[i].empty())
+    if (literals[i].empty()) {
       continue;
+    }
     ++m_literal_count;
     std::size_t s = 0;
     for (char ch : literals[i]) {
       std::uint32_t c = m_class[static_cast<unsigned char>(ch)];
-      std::int32_t& child = goto_[s * m_classes + c];
+      std::int32_t& child = trie[s * m_classes + c];
       if (child < 0) {
         child = static_cast<std::int32_t>(states++);
-        goto_.resize(states * m_classes, -1);
+        trie.resize(states * m_classes, -1);
         own.emplace_back();
       }
-      s = static_cast<std::size_t>(goto_[s * m_classes + c]);
+      s = static_cast<std::size_t>(trie[s * m_classes + c]);
     }
     own[s].push_back(static_cast<std::uint32_t>(i));
   }
@@ -55,7 +57,7 @@ LiteralSet::LiteralSet(const std::vector<std::string>& literals) {
   std::vector<std::uint32_t> next(states * m_classes, 0);
   std::deque<std::uint32_t> queue;
   for (std::uint32_t c = 0; c < m_classes; ++c) {
-    std::int32_t child = goto_[c];
+    std::int32_t child = trie[c];
     if (child > 0) {
       next[c] = static_cast<std::uint32_t>(child);
       fail[static_cast<std::size_t>(child)] = 0;
@@ -69,7 +71,7 @@ LiteralSet::LiteralSet(const std::vector<std::string>& literals) {
     out[s] = own[s];
     out[s].insert(out[s].end(), out[fail[s]].begin(), out[fail[s]].end());
     for (std::uint32_t c = 0; c < m_classes; ++c) {
-      std::int32_t child = goto_[s * m_classes + c];
+      std::int32_t child = trie[s * m_classes + c];
       if (child > 0) {
         auto u = static_cast<std::uint32_t>(child);
         fail[u] = next[fail[s] * m_classes + c];
@@ -94,8 +96,9 @@ LiteralSet::LiteralSet(const std::vector<std::string>& literals) {
 }
 
 std::size_t LiteralSet::find_first(std::string_view text) const {
-  if (m_literal_count == 0)
-    return npos;
+  if (m_literal_count == 0) {
+    return k_npos;
+  }
   const std::uint32_t* table = m_table.data();
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
@@ -103,16 +106,18 @@ std::size_t LiteralSet::find_first(std::string_view text) const {
   for (std::size_t i = 0; i < n; ++i) {
     std::uint32_t e = table[s + m_class[p[i]]];
     s = e >> 1;
-    if ((e & 1U) != 0)
+    if ((e & 1U) != 0) {
       return i + 1;
+    }
   }
-  return npos;
+  return k_npos;
 }
 
 void LiteralSet::candidate_lines(std::string_view block,
                                  std::vector<std::pair<std::size_t, std::size_t>>& out) const {
-  if (m_literal_count == 0 || block.empty())
+  if (m_literal_count == 0 || block.empty()) {
     return;
+  }
   constexpr std::size_t k_streams = 4;
   const auto* b = reinterpret_cast<const unsigned char*>(block.data());
   const std::size_t n = block.size();
@@ -130,16 +135,18 @@ void LiteralSet::candidate_lines(std::string_view block,
   std::size_t pos[k_streams];
   std::uint32_t state[k_streams] = {};
   std::vector<std::pair<std::size_t, std::size_t>> found[k_streams];
-  for (std::size_t k = 0; k < k_streams; ++k)
+  for (std::size_t k = 0; k < k_streams; ++k) {
     pos[k] = start[k];
+  }
   const std::uint32_t* table = m_table.data();
 
   // A literal ended just before pos[k]: record its line and go on after it.
   auto hit = [&](std::size_t k) {
     std::size_t last = pos[k] - 1;
     std::size_t line_start = last;
-    while (line_start > start[k] && b[line_start - 1] != '\n')
+    while (line_start > start[k] && b[line_start - 1] != '\n') {
       --line_start;
+    }
     std::size_t line_end = block.find('\n', last);
     found[k].emplace_back(line_start, line_end);
     pos[k] = line_end + 1;
@@ -147,10 +154,12 @@ void LiteralSet::candidate_lines(std::string_view block,
   };
   for (;;) {
     std::size_t steps = static_cast<std::size_t>(-1);
-    for (std::size_t k = 0; k < k_streams; ++k)
+    for (std::size_t k = 0; k < k_streams; ++k) {
       steps = std::min(steps, stop[k] - pos[k]);
-    if (steps == 0)
+    }
+    if (steps == 0) {
       break;
+    }
     bool any = false;
     for (std::size_t i = 0; i < steps && !any; ++i) {
       std::uint32_t e[k_streams];
@@ -163,8 +172,9 @@ void LiteralSet::candidate_lines(std::string_view block,
       any = ((e[0] | e[1] | e[2] | e[3]) & 1U) != 0;
       if (any) {
         for (std::size_t k = 0; k < k_streams; ++k) {
-          if ((e[k] & 1U) != 0)
+          if ((e[k] & 1U) != 0) {
             hit(k);
+          }
         }
       }
     }
@@ -175,16 +185,18 @@ void LiteralSet::candidate_lines(std::string_view block,
       std::uint32_t e = table[state[k] + m_class[b[pos[k]]]];
       state[k] = e >> 1;
       ++pos[k];
-      if ((e & 1U) != 0)
+      if ((e & 1U) != 0) {
         hit(k);
+      }
     }
     out.insert(out.end(), found[k].begin(), found[k].end());
   }
 }
 
 void LiteralSet::find_all(std::string_view text, std::vector<std::uint32_t>& out) const {
-  if (m_literal_count == 0)
+  if (m_literal_count == 0) {
     return;
+  }
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   std::uint32_t s = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {

@@ -15,13 +15,13 @@ namespace doctor::explain {
 
 class LiteralSet {
 public:
-  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  static constexpr std::size_t k_npos = static_cast<std::size_t>(-1);
 
   LiteralSet() = default;
   // Empty literals are ignored (they would match everywhere).
   explicit LiteralSet(const std::vector<std::string>& literals);
 
-  // Returns the offset just past the first occurrence of any literal in `text`, or npos.
+  // Returns the offset just past the first occurrence of any literal in `text`, or k_npos.
   std::size_t find_first(std::string_view text) const;
 
   // Appends to `out` the lines of `block` (which ends in LF) holding any literal, as [begin, end)

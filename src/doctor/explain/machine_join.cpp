@@ -18,8 +18,9 @@ namespace {
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
-    if (c >= 'A' && c <= 'Z')
+    if (c >= 'A' && c <= 'Z') {
       c = static_cast<char>(c - 'A' + 'a');
+    }
   }
   return out;
 }
@@ -44,26 +45,30 @@ std::vector<std::string> copies_of(const facts::Facts& facts, std::string_view l
   };
   std::set<std::string> out;
   for (const facts::BinaryInfo& b : facts.binaries) {
-    if (same(b.path))
+    if (same(b.path)) {
       out.insert(b.path);
+    }
   }
   for (const facts::CudnnInstall& c : facts.cudnn) {
     for (const facts::CudnnLibrary& l : c.libraries) {
-      if (same(l.name))
+      if (same(l.name)) {
         out.insert(c.dir + (windows ? "\\" : "/") + l.name);
+      }
     }
   }
   for (const facts::ProbedPath& p : facts.probed_paths) {
-    if (same(p.path) && p.kind == "regular")
+    if (same(p.path) && p.kind == "regular") {
       out.insert(p.path);
+    }
   }
   return {out.begin(), out.end()};
 }
 
 const std::string* cause_lib(const ExplainedCause& c) {
   for (const auto& [k, v] : c.fields) {
-    if (k == "lib" && !v.empty())
+    if (k == "lib" && !v.empty()) {
       return &v;
+    }
   }
   return nullptr;
 }
@@ -157,16 +162,19 @@ void join_library(ExplainedCause& c,
 }
 
 std::string machine_driver(const facts::Facts& facts) {
-  if (facts.driver.kernel_module_version)
+  if (facts.driver.kernel_module_version) {
     return *facts.driver.kernel_module_version;
-  if (facts.driver.nvml.driver_version)
+  }
+  if (facts.driver.nvml.driver_version) {
     return *facts.driver.nvml.driver_version;
+  }
   return {};
 }
 
 std::pair<std::size_t, std::size_t> first_line(const ExplainedCause& c) {
-  if (c.lines.empty())
+  if (c.lines.empty()) {
     return {static_cast<std::size_t>(-1), 0};
+  }
   return {c.lines.front().input, c.lines.front().line};
 }
 
@@ -225,8 +233,9 @@ void join_machine(ExplainResult& result,
         copies.push_back(
             fmt::format("{} in {}", i.version ? i.version->str() : "version unknown", i.dir));
       }
-      if (copies.size() > 6)
+      if (copies.size() > 6) {
         copies.resize(6);
+      }
       c.machine.push_back({copies.empty()
                                ? std::string("No cuDNN is installed where the doctor looks.")
                                : fmt::format("cuDNN on this machine: {}.", fmt::join(copies, "; ")),
@@ -235,14 +244,16 @@ void join_machine(ExplainResult& result,
     }
     bool confirmed = std::any_of(
         c.machine.begin(), c.machine.end(), [](const MachineNote& n) { return n.confirms; });
-    if (confirmed)
+    if (confirmed) {
       c.confidence = std::min(100, c.confidence + k_confirm_bonus);
+    }
   }
   std::stable_sort(result.causes.begin(),
                    result.causes.end(),
                    [](const ExplainedCause& a, const ExplainedCause& b) {
-                     if (a.confidence != b.confidence)
+                     if (a.confidence != b.confidence) {
                        return a.confidence > b.confidence;
+                     }
                      return first_line(a) < first_line(b);
                    });
 }

@@ -31,21 +31,24 @@ void SignatureMatcher::match_line(std::string_view line,
                                   std::vector<std::uint32_t>& scratch) const {
   scratch.clear();
   m_literals.find_all(line, scratch);
-  if (scratch.empty())
+  if (scratch.empty()) {
     return;
+  }
   // Literal index order is signature order, then pattern order.
   std::sort(scratch.begin(), scratch.end());
   scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
   std::size_t last_signature = static_cast<std::size_t>(-1);
   for (std::uint32_t lit : scratch) {
     auto [s, p] = m_owner[lit];
-    if (s == last_signature)
+    if (s == last_signature) {
       continue; // an earlier pattern of this signature matched
+    }
     const kb::Signature& sig = (*m_signatures)[s];
     const Regex& re = sig.patterns[p];
     RegexMatch m;
-    if (!re.search(line, &m))
+    if (!re.search(line, &m)) {
       continue;
+    }
     LineMatch lm;
     lm.signature = s;
     lm.pattern = p;
@@ -53,8 +56,9 @@ void SignatureMatcher::match_line(std::string_view line,
     lm.end = m.end;
     for (std::size_t g = 0; g < re.group_names().size(); ++g) {
       const std::string& name = re.group_names()[g];
-      if (name.empty() || m.groups[g].first == RegexMatch::npos)
+      if (name.empty() || m.groups[g].first == RegexMatch::k_npos) {
         continue;
+      }
       lm.fields.emplace_back(name, std::string(m.group(line, g + 1)));
     }
     out.push_back(std::move(lm));

@@ -29,7 +29,7 @@ public:
   explicit SignatureMatcher(const std::vector<kb::Signature>& signatures);
 
   // Returns the offset just past the first literal occurrence in `text` (any number of lines),
-  // or LiteralSet::npos: text before that offset has no candidate line.
+  // or LiteralSet::k_npos: text before that offset has no candidate line.
   std::size_t find_candidate(std::string_view text) const { return m_literals.find_first(text); }
 
   // Appends every signature matching `line` (one line, no LF), in signature order. `scratch` is

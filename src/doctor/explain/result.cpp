@@ -21,27 +21,33 @@ bool before(const EvidenceLine& a, const EvidenceLine& b) {
 }
 
 std::string platform_of(const Analysis& analysis, const Ranking& ranking) {
-  std::size_t windows = 0;
-  std::size_t linux_ = 0;
+  std::size_t on_windows = 0;
+  std::size_t on_linux = 0;
   auto count = [&](std::size_t hit) {
     const auto& s = analysis.matcher().signatures()[analysis.hits()[hit].signature];
-    windows += s.platform == "windows" ? 1 : 0;
-    linux_ += s.platform == "linux" ? 1 : 0;
+    on_windows += s.platform == "windows" ? 1 : 0;
+    on_linux += s.platform == "linux" ? 1 : 0;
   };
   for (const RankedCause& c : ranking.causes) {
-    for (std::size_t h : c.hits)
+    for (std::size_t h : c.hits) {
       count(h);
-    for (std::size_t h : c.consequence_hits)
+    }
+    for (std::size_t h : c.consequence_hits) {
       count(h);
+    }
   }
-  for (std::size_t h : ranking.symptoms)
+  for (std::size_t h : ranking.symptoms) {
     count(h);
-  for (std::size_t h : ranking.context)
+  }
+  for (std::size_t h : ranking.context) {
     count(h);
-  if (windows > linux_)
+  }
+  if (on_windows > on_linux) {
     return "windows";
-  if (linux_ > windows)
+  }
+  if (on_linux > on_windows) {
     return "linux";
+  }
   return "";
 }
 
@@ -63,8 +69,9 @@ Mention mention_of(const Analysis& analysis, const kb::KnowledgeBase& kb, std::s
 
 std::string where(const ExplainResult& result, const EvidenceLine& line) {
   std::string name = line.input < result.inputs.size() ? result.inputs[line.input].name : "?";
-  if (line.part > 0)
+  if (line.part > 0) {
     return fmt::format("{}:{}.{}", name, line.line, line.part);
+  }
   return fmt::format("{}:{}", name, line.line);
 }
 
@@ -97,14 +104,16 @@ build_result(const Analysis& analysis, const Ranking& ranking, const kb::Knowled
       for (const auto& f : sh.fields) {
         bool have = std::any_of(
             c.fields.begin(), c.fields.end(), [&](const auto& x) { return x.first == f.first; });
-        if (!have)
+        if (!have) {
           c.fields.push_back(f);
+        }
       }
       for (const auto& v : s.values) {
         bool have = std::any_of(
             c.fields.begin(), c.fields.end(), [&](const auto& x) { return x.first == v.first; });
-        if (!have)
+        if (!have) {
           c.fields.push_back(v);
+        }
       }
     }
     std::sort(c.lines.begin(), c.lines.end(), before);
@@ -115,8 +124,9 @@ build_result(const Analysis& analysis, const Ranking& ranking, const kb::Knowled
                                 return !before(a, b) && !before(b, a);
                               }),
                   c.lines.end());
-    if (c.lines.size() > k_shown_lines)
+    if (c.lines.size() > k_shown_lines) {
       c.lines.resize(k_shown_lines);
+    }
     for (const std::string& p : t->params) {
       auto it = std::find_if(
           c.fields.begin(), c.fields.end(), [&](const auto& x) { return x.first == p; });
@@ -130,23 +140,28 @@ build_result(const Analysis& analysis, const Ranking& ranking, const kb::Knowled
       draft.tags = {out.log_platform};
     }
     auto finding = kb::render(kb, draft);
-    if (!finding)
+    if (!finding) {
       return tl::unexpected(finding.error());
+    }
     c.finding = std::move(*finding);
     c.finding.subject = "the log";
     for (const EvidenceLine& l : c.lines) {
       c.finding.evidence.push_back({where(out, l), l.text});
     }
-    for (std::size_t h : rc.consequence_hits)
+    for (std::size_t h : rc.consequence_hits) {
       c.consequences.push_back(mention_of(analysis, kb, h));
+    }
     out.causes.push_back(std::move(c));
   }
-  for (std::size_t h : ranking.symptoms)
+  for (std::size_t h : ranking.symptoms) {
     out.symptoms.push_back(mention_of(analysis, kb, h));
-  for (std::size_t h : ranking.noise)
+  }
+  for (std::size_t h : ranking.noise) {
     out.noise.push_back(mention_of(analysis, kb, h));
-  for (std::size_t h : ranking.context)
+  }
+  for (std::size_t h : ranking.context) {
     out.context.push_back(mention_of(analysis, kb, h));
+  }
   return out;
 }
 

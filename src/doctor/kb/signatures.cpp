@@ -190,14 +190,14 @@ Signature parse_row(const Json& row,
 
 } // namespace
 
-Expected<std::vector<Signature>> parse_signatures(std::string_view text_,
+Expected<std::vector<Signature>> parse_signatures(std::string_view json_text,
                                                   const std::string& file,
                                                   const std::vector<FindingTemplate>& findings) {
   std::vector<Signature> out;
   try {
     Json doc;
     try {
-      doc = Json::parse(text_);
+      doc = Json::parse(json_text);
     } catch (const Json::parse_error& e) {
       throw Invalid{fmt::format("{}: not JSON ({})", file, e.what())};
     }

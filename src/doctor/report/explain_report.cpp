@@ -22,19 +22,24 @@ std::string input_line(const explain::InputSummary& in) {
   std::vector<std::string> parts;
   parts.push_back(fmt::format("{} lines", in.lines));
   parts.emplace_back(explain::encoding_name(in.decode.encoding));
-  if (in.decode.bom)
+  if (in.decode.bom) {
     parts.emplace_back("BOM");
-  if (in.decode.crlf_seen)
+  }
+  if (in.decode.crlf_seen) {
     parts.emplace_back("CRLF");
-  if (in.decode.ansi_removed)
+  }
+  if (in.decode.ansi_removed) {
     parts.emplace_back("colour codes removed");
-  if (in.decode.syslog_expanded)
+  }
+  if (in.decode.syslog_expanded) {
     parts.emplace_back("#012 expanded");
+  }
   if (in.decode.replacements > 0) {
     parts.push_back(fmt::format("{} invalid bytes replaced", in.decode.replacements));
   }
-  if (in.decode.cut_lines > 0)
+  if (in.decode.cut_lines > 0) {
     parts.push_back(fmt::format("{} long lines cut", in.decode.cut_lines));
+  }
   return fmt::format("{} ({})", in.name, util::join(parts, ", "));
 }
 
@@ -48,8 +53,9 @@ Json evidence_json(const ExplainResult& r, const std::vector<EvidenceLine>& line
     Json e;
     e["input"] = l.input < r.inputs.size() ? r.inputs[l.input].name : "";
     e["line"] = l.line;
-    if (l.part > 0)
+    if (l.part > 0) {
       e["part"] = l.part;
+    }
     e["text"] = l.text;
     out.push_back(std::move(e));
   }
@@ -68,15 +74,17 @@ Json mention_json(const ExplainResult& r, const Mention& m) {
 }
 
 std::string summary(const ExplainResult& r) {
-  if (r.causes.empty())
+  if (r.causes.empty()) {
     return "no known cause found";
+  }
   return r.causes.size() == 1 ? std::string("1 cause found")
                               : fmt::format("{} causes found, most likely first", r.causes.size());
 }
 
 std::string machine_line(const ExplainResult& r) {
-  if (r.machine.empty())
+  if (r.machine.empty()) {
     return "not used";
+  }
   return r.machine;
 }
 
@@ -98,8 +106,9 @@ void text_mentions(std::string& out,
                             note),
                 "  ",
                 "           ");
-    if (!m.lines.empty())
+    if (!m.lines.empty()) {
       out += st.dim("           " + m.lines.front().text.substr(0, k_width)) + "\n";
+    }
   }
 }
 
@@ -110,8 +119,9 @@ std::string render_explain_text(const ExplainResult& r, const ExplainMeta& meta,
   std::string out;
   out += st.bold(fmt::format("cudnn-doctor {}", meta.tool_version));
   out += st.dim(" · explain\n");
-  for (const auto& in : r.inputs)
+  for (const auto& in : r.inputs) {
     out += "  " + st.dim("read ") + input_line(in) + "\n";
+  }
   out += "  " + st.dim("machine ") + machine_line(r) + "\n";
   out += "\n" + st.bold(fmt::format("Causes: {}", summary(r))) + "\n";
   for (std::size_t i = 0; i < r.causes.size(); ++i) {
@@ -132,8 +142,9 @@ std::string render_explain_text(const ExplainResult& r, const ExplainMeta& meta,
                   ? st.dim(fmt::format(" ({} lines, first {} shown)", c.matches, c.lines.size()))
                   : "")
            + "\n";
-    for (const EvidenceLine& l : c.lines)
+    for (const EvidenceLine& l : c.lines) {
       out += wrap(evidence_text(r, l), "           ", "             ");
+    }
     if (!c.consequences.empty()) {
       out += "         " + st.bold("What followed from it") + "\n";
       for (const Mention& m : c.consequences) {
@@ -148,8 +159,9 @@ std::string render_explain_text(const ExplainResult& r, const ExplainMeta& meta,
       for (const explain::MachineNote& n : c.machine) {
         out += wrap(
             fmt::format("{} {}", n.confirms ? "+" : "-", n.text), "           ", "             ");
-        if (!n.command.empty())
+        if (!n.command.empty()) {
           out += "             " + st.apply("32", "$ " + n.command) + "\n";
+        }
       }
     }
     if (!f.fixes.empty()) {
@@ -217,29 +229,33 @@ std::string render_explain_json(const ExplainResult& r, const ExplainMeta& meta)
     j["message"] = c.finding.message;
     j["signatures"] = c.signatures;
     Json fields = Json::object();
-    for (const auto& [k, v] : c.fields)
+    for (const auto& [k, v] : c.fields) {
       fields[k] = v;
+    }
     j["fields"] = std::move(fields);
     j["matches"] = c.matches;
     j["evidence"] = evidence_json(r, c.lines);
     j["consequences"] = Json::array();
-    for (const Mention& m : c.consequences)
+    for (const Mention& m : c.consequences) {
       j["consequences"].push_back(mention_json(r, m));
+    }
     j["machine"] = Json::array();
     for (const auto& n : c.machine) {
       j["machine"].push_back({{"text", n.text}, {"command", n.command}, {"confirms", n.confirms}});
     }
     j["fixes"] = Json::array();
-    for (const Fix& f : c.finding.fixes)
+    for (const Fix& f : c.finding.fixes) {
       j["fixes"].push_back({{"text", f.text}, {"command", f.command}});
+    }
     doc["causes"].push_back(std::move(j));
   }
   for (const auto& [key, list] : {std::pair{"symptoms", &r.symptoms},
                                   std::pair{"noise", &r.noise},
                                   std::pair{"context", &r.context}}) {
     doc[key] = Json::array();
-    for (const Mention& m : *list)
+    for (const Mention& m : *list) {
       doc[key].push_back(mention_json(r, m));
+    }
   }
   return doc.dump(2) + "\n";
 }
@@ -247,8 +263,9 @@ std::string render_explain_json(const ExplainResult& r, const ExplainMeta& meta)
 std::string render_explain_markdown(const ExplainResult& r, const ExplainMeta& meta) {
   std::string out =
       fmt::format("### cudnn-doctor {} · explain: {}\n\n", meta.tool_version, summary(r));
-  for (const auto& in : r.inputs)
+  for (const auto& in : r.inputs) {
     out += fmt::format("- read {}\n", input_line(in));
+  }
   out += fmt::format("- machine: {}\n", machine_line(r));
   for (std::size_t i = 0; i < r.causes.size(); ++i) {
     const ExplainedCause& c = r.causes[i];
@@ -260,11 +277,13 @@ std::string render_explain_markdown(const ExplainResult& r, const ExplainMeta& m
                        c.confidence,
                        c.finding.message);
     out += "```\n";
-    for (const EvidenceLine& l : c.lines)
+    for (const EvidenceLine& l : c.lines) {
       out += evidence_text(r, l) + "\n";
+    }
     for (const Mention& m : c.consequences) {
-      for (const EvidenceLine& l : m.lines)
+      for (const EvidenceLine& l : m.lines) {
         out += evidence_text(r, l) + "\n";
+      }
     }
     out += "```\n";
     for (const auto& n : c.machine) {

@@ -9,11 +9,13 @@
 namespace doctor {
 
 std::string_view RegexMatch::group(std::string_view text, std::size_t index) const {
-  if (index == 0 || index > groups.size())
+  if (index == 0 || index > groups.size()) {
     return {};
+  }
   auto [b, e] = groups[index - 1];
-  if (b == npos || e == npos || b > e || e > text.size())
+  if (b == k_npos || e == k_npos || b > e || e > text.size()) {
     return {};
+  }
   return text.substr(b, e - b);
 }
 
@@ -60,15 +62,18 @@ public:
       m_pos = 4;
     }
     auto root = parse_alt(0);
-    if (!root)
+    if (!root) {
       return tl::unexpected(root.error());
-    if (m_pos < m_p.size())
+    }
+    if (m_pos < m_p.size()) {
       return fail("unbalanced ')'");
+    }
     literal_of(*root);
     // Slot 0/1: the whole match.
     emit({Regex::Op::save, 0, 0});
-    if (auto ok = gen(*root); !ok)
+    if (auto ok = gen(*root); !ok) {
       return ok;
+    }
     emit({Regex::Op::save, 1, 0});
     emit({Regex::Op::match, 0, 0});
     if (m_re.m_program.size() > Regex::k_max_program) {
@@ -90,20 +95,24 @@ private:
   unsigned char peek() const { return static_cast<unsigned char>(m_p[m_pos]); }
 
   Expected<Node> parse_alt(int depth) {
-    if (depth > k_max_depth)
+    if (depth > k_max_depth) {
       return fail("groups nested too deeply");
+    }
     std::vector<Node> branches;
     for (;;) {
       auto branch = parse_concat(depth);
-      if (!branch)
+      if (!branch) {
         return branch;
+      }
       branches.push_back(std::move(*branch));
-      if (at_end() || peek() != '|')
+      if (at_end() || peek() != '|') {
         break;
+      }
       ++m_pos;
     }
-    if (branches.size() == 1)
+    if (branches.size() == 1) {
       return std::move(branches.front());
+    }
     Node n;
     n.kind = Node::Kind::alt;
     n.kids = std::move(branches);
@@ -115,17 +124,21 @@ private:
     n.kind = Node::Kind::concat;
     while (!at_end() && peek() != '|' && peek() != ')') {
       auto atom = parse_atom(depth);
-      if (!atom)
+      if (!atom) {
         return atom;
+      }
       auto repeated = parse_quantifier(std::move(*atom));
-      if (!repeated)
+      if (!repeated) {
         return repeated;
+      }
       n.kids.push_back(std::move(*repeated));
     }
-    if (n.kids.size() == 1)
+    if (n.kids.size() == 1) {
       return std::move(n.kids.front());
-    if (n.kids.empty())
+    }
+    if (n.kids.empty()) {
       n.kind = Node::Kind::empty;
+    }
     return n;
   }
 
@@ -142,8 +155,9 @@ private:
       out = static_cast<int>(v);
       return i > start;
     };
-    if (!number(min))
+    if (!number(min)) {
       return false;
+    }
     if (i < m_p.size() && m_p[i] == '}') {
       max = min;
     } else if (i < m_p.size() && m_p[i] == ',') {
@@ -161,8 +175,9 @@ private:
   }
 
   Expected<Node> parse_quantifier(Node atom) {
-    if (at_end())
+    if (at_end()) {
       return atom;
+    }
     int min = 0;
     int max = -1;
     unsigned char c = peek();
@@ -176,8 +191,9 @@ private:
       ++m_pos;
     } else if (c == '{') {
       std::size_t start = m_pos;
-      if (!parse_count(min, max))
+      if (!parse_count(min, max)) {
         return atom; // a literal '{', as RE2 reads it
+      }
       if (min > k_max_count || max > k_max_count) {
         m_pos = start;
         return fail(fmt::format("repetition count above {}", k_max_count));
@@ -252,18 +268,21 @@ private:
       default:
         break;
       }
-      if (cls >= 'A' && cls <= 'Z')
+      if (cls >= 'A' && cls <= 'Z') {
         in = !in;
-      if (in)
+      }
+      if (in) {
         set.add(c);
+      }
     }
   }
 
   // Reads the escape after a backslash at m_pos (pointing past it). Sets `cls` to d/w/s/D/W/S
   // for a class escape, else returns the literal byte.
   Expected<unsigned char> parse_escape(char& cls, bool in_class) {
-    if (at_end())
+    if (at_end()) {
       return fail("trailing backslash");
+    }
     unsigned char c = peek();
     ++m_pos;
     cls = 0;
@@ -284,12 +303,15 @@ private:
       return '\r';
     case 'x': {
       auto hex = [](char h) -> int {
-        if (h >= '0' && h <= '9')
+        if (h >= '0' && h <= '9') {
           return h - '0';
-        if (h >= 'a' && h <= 'f')
+        }
+        if (h >= 'a' && h <= 'f') {
           return h - 'a' + 10;
-        if (h >= 'A' && h <= 'F')
+        }
+        if (h >= 'A' && h <= 'F') {
           return h - 'A' + 10;
+        }
         return -1;
       };
       if (m_pos + 2 > m_p.size() || hex(m_p[m_pos]) < 0 || hex(m_p[m_pos + 1]) < 0) {
@@ -302,8 +324,9 @@ private:
     default:
       break;
     }
-    if (c == 'b' && in_class)
+    if (c == 'b' && in_class) {
       return fail("\\b inside a class");
+    }
     if (c < 0x80 && is_word(c)) {
       --m_pos;
       return fail(fmt::format("unknown escape \\{}", static_cast<char>(c)));
@@ -322,8 +345,9 @@ private:
     Regex::ByteSet set;
     bool first = true;
     for (;;) {
-      if (at_end())
+      if (at_end()) {
         return fail("unterminated class '['");
+      }
       unsigned char c = peek();
       if (c == ']' && !first) {
         ++m_pos;
@@ -335,8 +359,9 @@ private:
       if (c == '\\') {
         char cls = 0;
         auto e = parse_escape(cls, true);
-        if (!e)
+        if (!e) {
           return tl::unexpected(e.error());
+        }
         if (cls != 0) {
           add_class(set, cls);
           continue;
@@ -354,25 +379,30 @@ private:
         if (h == '\\') {
           char cls = 0;
           auto e = parse_escape(cls, true);
-          if (!e)
+          if (!e) {
             return tl::unexpected(e.error());
-          if (cls != 0)
+          }
+          if (cls != 0) {
             return fail("class escape as the end of a range");
+          }
           h = *e;
         } else if (h >= 0x80) {
           --m_pos;
           return fail("non-ASCII character in a class");
         }
-        if (h < lo)
+        if (h < lo) {
           return fail("range out of order in a class");
+        }
         hi = h;
       }
-      for (int b = lo; b <= hi; ++b)
+      for (int b = lo; b <= hi; ++b) {
         add_char(set, static_cast<unsigned char>(b));
+      }
     }
     if (negate) {
-      for (auto& w : set.bits)
+      for (auto& w : set.bits) {
         w = ~w;
+      }
     }
     n.set = set;
     return n;
@@ -390,14 +420,17 @@ private:
       } else if (m_p.substr(m_pos, 2) == "?<" || m_p.substr(m_pos, 3) == "?P<") {
         m_pos += m_p[m_pos + 1] == 'P' ? 3 : 2;
         std::size_t start = m_pos;
-        while (!at_end() && is_word(peek()))
+        while (!at_end() && is_word(peek())) {
           ++m_pos;
-        if (at_end() || peek() != '>' || m_pos == start)
+        }
+        if (at_end() || peek() != '>' || m_pos == start) {
           return fail("bad group name");
+        }
         std::string name(m_p.substr(start, m_pos - start));
         for (const auto& existing : m_re.m_group_names) {
-          if (existing == name)
+          if (existing == name) {
             return fail(fmt::format("group name '{}' used twice", name));
+          }
         }
         ++m_pos;
         m_re.m_group_names.push_back(std::move(name));
@@ -409,10 +442,12 @@ private:
         g.capture = static_cast<int>(m_re.m_group_names.size());
       }
       auto inner = parse_alt(depth + 1);
-      if (!inner)
+      if (!inner) {
         return inner;
-      if (at_end() || peek() != ')')
+      }
+      if (at_end() || peek() != ')') {
         return fail("missing ')'");
+      }
       ++m_pos;
       g.kids.push_back(std::move(*inner));
       return g;
@@ -426,8 +461,9 @@ private:
       Node n;
       n.kind = Node::Kind::set;
       for (int b = 0; b < 256; ++b) {
-        if (b != '\n')
+        if (b != '\n') {
           n.set.add(static_cast<unsigned char>(b));
+        }
       }
       return n;
     }
@@ -453,8 +489,9 @@ private:
       }
       char cls = 0;
       auto e = parse_escape(cls, false);
-      if (!e)
+      if (!e) {
         return tl::unexpected(e.error());
+      }
       if (cls != 0) {
         Node n;
         n.kind = Node::Kind::set;
@@ -477,25 +514,29 @@ private:
         run.push_back(static_cast<char>(m_re.m_ignore_case ? lower(n.ch) : n.ch));
         return;
       }
-      if (run.size() > best.size())
+      if (run.size() > best.size()) {
         best = run;
+      }
       run.clear();
     };
     if (root.kind == Node::Kind::concat) {
-      for (const auto& k : root.kids)
+      for (const auto& k : root.kids) {
         take(k);
+      }
     } else {
       take(root);
     }
-    if (run.size() > best.size())
+    if (run.size() > best.size()) {
       best = run;
+    }
     m_re.m_literal = std::move(best);
     // The prefix: the run that starts the top-level sequence.
     std::string prefix;
     if (root.kind == Node::Kind::concat) {
       for (const auto& k : root.kids) {
-        if (k.kind != Node::Kind::set || !k.literal)
+        if (k.kind != Node::Kind::set || !k.literal) {
           break;
+        }
         prefix.push_back(static_cast<char>(m_re.m_ignore_case ? lower(k.ch) : k.ch));
       }
     } else if (root.kind == Node::Kind::set && root.literal) {
@@ -511,8 +552,9 @@ private:
   std::uint32_t here() const { return static_cast<std::uint32_t>(m_re.m_program.size()); }
 
   Expected<void> gen(const Node& n) {
-    if (m_re.m_program.size() > Regex::k_max_program)
+    if (m_re.m_program.size() > Regex::k_max_program) {
       return {}; // reported by run()
+    }
     switch (n.kind) {
     case Node::Kind::empty:
       return {};
@@ -526,17 +568,21 @@ private:
       return {};
     case Node::Kind::concat:
       for (const auto& k : n.kids) {
-        if (auto ok = gen(k); !ok)
+        if (auto ok = gen(k); !ok) {
           return ok;
+        }
       }
       return {};
     case Node::Kind::group: {
-      if (n.capture > 0)
+      if (n.capture > 0) {
         emit({Regex::Op::save, static_cast<std::uint32_t>(2 * n.capture), 0});
-      if (auto ok = gen(n.kids.front()); !ok)
+      }
+      if (auto ok = gen(n.kids.front()); !ok) {
         return ok;
-      if (n.capture > 0)
+      }
+      if (n.capture > 0) {
         emit({Regex::Op::save, static_cast<std::uint32_t>(2 * n.capture + 1), 0});
+      }
       return {};
     }
     case Node::Kind::alt: {
@@ -544,19 +590,23 @@ private:
       for (std::size_t i = 0; i < n.kids.size(); ++i) {
         std::uint32_t split = 0;
         bool last = i + 1 == n.kids.size();
-        if (!last)
+        if (!last) {
           split = emit({Regex::Op::split, 0, 0});
-        if (!last)
+        }
+        if (!last) {
           m_re.m_program[split].x = here();
-        if (auto ok = gen(n.kids[i]); !ok)
+        }
+        if (auto ok = gen(n.kids[i]); !ok) {
           return ok;
+        }
         if (!last) {
           jumps.push_back(emit({Regex::Op::jump, 0, 0}));
           m_re.m_program[split].y = here();
         }
       }
-      for (auto j : jumps)
+      for (auto j : jumps) {
         m_re.m_program[j].x = here();
+      }
       return {};
     }
     case Node::Kind::repeat:
@@ -574,13 +624,15 @@ private:
   Expected<void> gen_repeat(const Node& n) {
     const Node& body = n.kids.front();
     for (int i = 0; i < n.min; ++i) {
-      if (auto ok = gen(body); !ok)
+      if (auto ok = gen(body); !ok) {
         return ok;
+      }
     }
     if (n.max == -1) {
       std::uint32_t loop = emit({Regex::Op::split, 0, 0});
-      if (auto ok = gen(body); !ok)
+      if (auto ok = gen(body); !ok) {
         return ok;
+      }
       emit({Regex::Op::jump, loop, 0});
       set_split(loop, loop + 1, here(), n.greedy);
       return {};
@@ -589,11 +641,13 @@ private:
     for (int i = n.min; i < n.max; ++i) {
       std::uint32_t s = emit({Regex::Op::split, 0, 0});
       splits.push_back(s);
-      if (auto ok = gen(body); !ok)
+      if (auto ok = gen(body); !ok) {
         return ok;
+      }
     }
-    for (auto s : splits)
+    for (auto s : splits) {
       set_split(s, s + 1, here(), n.greedy);
+    }
     return {};
   }
 
@@ -606,15 +660,17 @@ Expected<Regex> Regex::compile(std::string_view pattern) {
   Regex re;
   re.m_pattern = std::string(pattern);
   RegexCompiler compiler(pattern, re);
-  if (auto ok = compiler.run(); !ok)
+  if (auto ok = compiler.run(); !ok) {
     return tl::unexpected(ok.error());
+  }
   return re;
 }
 
 std::size_t Regex::group_index(std::string_view name) const {
   for (std::size_t i = 0; i < m_group_names.size(); ++i) {
-    if (m_group_names[i] == name)
+    if (m_group_names[i] == name) {
       return i + 1;
+    }
   }
   return 0;
 }
@@ -640,32 +696,35 @@ public:
       , m_mark(prog.size(), 0)
       , m_cur(prog.size(), slots)
       , m_next(prog.size(), slots)
-      , m_caps(slots, RegexMatch::npos) {}
+      , m_caps(slots, RegexMatch::k_npos) {}
 
   bool run(std::vector<std::size_t>& best) {
     bool matched = false;
     m_cur.gen = ++m_generation;
     for (std::size_t pos = 0; pos <= m_text.size(); ++pos) {
       if (m_cur.count == 0) {
-        if (matched)
+        if (matched) {
           break;
+        }
         m_cur.gen = ++m_generation; // forget marks of failed starts
         // No thread alive: a match can only start where the prefix occurs.
         if (!m_prefix.empty()) {
           std::size_t next = find_prefix(pos);
-          if (next == std::string_view::npos)
+          if (next == std::string_view::npos) {
             break;
+          }
           pos = next;
         }
       }
       if (!matched) {
         // The unanchored start: a new thread at every position, below the older ones.
-        std::fill(m_caps.begin(), m_caps.end(), RegexMatch::npos);
+        std::fill(m_caps.begin(), m_caps.end(), RegexMatch::k_npos);
         add(m_cur, 0, pos);
       }
       if (m_cur.count == 0) {
-        if (matched)
+        if (matched) {
           break;
+        }
         continue;
       }
       m_next.count = 0;
@@ -690,8 +749,9 @@ public:
 
 private:
   std::size_t find_prefix(std::size_t from) const {
-    if (!m_ignore_case)
+    if (!m_ignore_case) {
       return m_text.find(m_prefix, from);
+    }
     const std::size_t n = m_prefix.size();
     for (std::size_t i = from; i + n <= m_text.size(); ++i) {
       std::size_t k = 0;
@@ -700,8 +760,9 @@ private:
                     == static_cast<unsigned char>(m_prefix[k])) {
         ++k;
       }
-      if (k == n)
+      if (k == n) {
         return i;
+      }
     }
     return std::string_view::npos;
   }
@@ -737,8 +798,9 @@ private:
       }
       std::uint32_t pc = f.pc;
       for (;;) {
-        if (m_mark[pc] == list.gen)
+        if (m_mark[pc] == list.gen) {
           break;
+        }
         m_mark[pc] = list.gen;
         const auto& inst = m_prog[pc];
         bool go = true;
@@ -779,8 +841,9 @@ private:
           break;
         }
         }
-        if (!go)
+        if (!go) {
           break;
+        }
         ++pc;
       }
     }
@@ -806,8 +869,9 @@ bool Regex::search(std::string_view text, RegexMatch* match) const {
   const std::size_t slots = 2 * (m_group_names.size() + 1);
   PikeVm vm(m_program, m_sets, slots, text, m_prefix, m_ignore_case);
   std::vector<std::size_t> best;
-  if (!vm.run(best))
+  if (!vm.run(best)) {
     return false;
+  }
   if (match != nullptr) {
     match->begin = best[0];
     match->end = best[1];

@@ -27,11 +27,11 @@
 
 namespace doctor {
 
-// Where a match and its groups lie in the searched text; npos for a group that did not take part.
+// Where a match and its groups lie in the searched text; k_npos for a group that did not take part.
 struct RegexMatch {
-  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-  std::size_t begin = npos;
-  std::size_t end = npos;
+  static constexpr std::size_t k_npos = static_cast<std::size_t>(-1);
+  std::size_t begin = k_npos;
+  std::size_t end = k_npos;
   std::vector<std::pair<std::size_t, std::size_t>> groups; // index 0 is group 1
 
   // The text of group `index` (1-based) in `text`, or empty.
