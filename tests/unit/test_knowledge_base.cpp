@@ -2,6 +2,7 @@
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/check.hpp>
 #include <doctor/kb/knowledge_base.hpp>
+#include <doctor/kb/signatures.hpp>
 
 #include <gtest/gtest.h>
 
@@ -34,7 +35,8 @@ TEST(knowledge_base, embedded_knowledge_base_loads) {
 }
 
 // Every id a check can emit has a knowledge-base row, and every row (other than the runner's
-// own) is emitted by some check: the registry and the knowledge base cannot drift apart.
+// own) is emitted by some check or named by an error signature of `explain`: the registries and
+// the knowledge base cannot drift apart.
 TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
   auto kb = kb::KnowledgeBase::load_embedded();
   ASSERT_TRUE(kb);
@@ -46,8 +48,12 @@ TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
           << "check " << c.name << " emits " << id << " which has no row in data/kb/findings.json";
     }
   }
+  for (const kb::Signature& s : kb->signatures()) {
+    emitted.insert(s.finding);
+  }
   for (const kb::FindingTemplate& t : kb->findings()) {
-    EXPECT_EQ(emitted.count(t.id), 1U) << t.id << " is in findings.json but no check emits it";
+    EXPECT_EQ(emitted.count(t.id), 1U)
+        << t.id << " is in findings.json but no check emits it and no signature names it";
   }
 }
 

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+// The built-in error signatures (data/kb/signatures.json) and how the knowledge base validates
+// an edited signatures file.
+#include <doctor/explain/analysis.hpp>
+#include <doctor/explain/matcher.hpp>
+#include <doctor/explain/scan.hpp>
+#include <doctor/kb/embedded.hpp>
+#include <doctor/kb/knowledge_base.hpp>
+#include <doctor/kb/signatures.hpp>
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace doctor::kb {
+namespace {
+
+const KnowledgeBase& builtin() {
+  static const KnowledgeBase k = [] {
+    auto loaded = KnowledgeBase::load_embedded();
+    EXPECT_TRUE(loaded.has_value()) << (loaded ? "" : loaded.error().message);
+    return loaded ? std::move(*loaded) : KnowledgeBase();
+  }();
+  return k;
+}
+
+TEST(ExplainKb, SignaturesCoverEveryLogFinding) {
+  const auto& sigs = builtin().signatures();
+  EXPECT_GE(sigs.size(), 60U);
+  std::set<std::string> named;
+  for (const Signature& s : sigs)
+    named.insert(s.finding);
+  for (const FindingTemplate& f : builtin().findings()) {
+    if (f.id.rfind("log.", 0) == 0) {
+      EXPECT_EQ(named.count(f.id), 1U) << f.id << " has no signature";
+    }
+  }
+  std::set<std::string> causes;
+  for (const Signature& s : sigs) {
+    if (s.role == SignatureRole::cause)
+      causes.insert(s.finding);
+  }
+  EXPECT_GE(causes.size(), 35U);
+}
+
+TEST(ExplainKb, EveryExampleMatchesItsOwnPatterns) {
+  EXPECT_EQ(unmatched_examples(builtin().signatures()), std::vector<std::string>{});
+}
+
+TEST(ExplainKb, RolesAreConsistent) {
+  for (const Signature& s : builtin().signatures()) {
+    if (s.role == SignatureRole::noise) {
+      EXPECT_EQ(s.finding, "log.harmless_noise") << s.id;
+    }
+    if (s.role == SignatureRole::context) {
+      EXPECT_EQ(s.finding, "log.context") << s.id;
+    }
+    if (s.role == SignatureRole::symptom) {
+      EXPECT_LE(s.confidence, 40) << s.id;
+    }
+    EXPECT_FALSE(s.source.empty()) << s.id;
+  }
+}
+
+// An example of a cause, run through the whole matcher, names that cause (or a more specific one
+// that matches the same line), and no noise signature matches it.
+TEST(ExplainKb, CauseExamplesAreNotNoise) {
+  const auto& sigs = builtin().signatures();
+  explain::SignatureMatcher matcher(sigs);
+  std::vector<explain::LineMatch> out;
+  std::vector<std::uint32_t> scratch;
+  for (const Signature& s : sigs) {
+    if (s.role != SignatureRole::cause)
+      continue;
+    for (const std::string& example : s.examples) {
+      out.clear();
+      matcher.match_line(example, out, scratch);
+      for (const auto& m : out) {
+        EXPECT_NE(sigs[m.signature].role, SignatureRole::noise)
+            << s.id << " example is matched by noise " << sigs[m.signature].id << ": " << example;
+      }
+      explain::Analysis a(matcher);
+      explain::scan_text("example", example, a);
+      explain::Ranking r = explain::rank(a);
+      ASSERT_FALSE(r.causes.empty()) << s.id << ": " << example;
+      bool named = false;
+      for (const auto& c : r.causes)
+        named = named || c.finding == s.finding;
+      for (const auto& c : r.causes) {
+        for (const auto& q : c.consequences)
+          named = named || q == s.finding;
+      }
+      // Or it yielded to a more confident (more specific) signature matching the same line.
+      bool yielded = r.causes.front().confidence > s.confidence;
+      EXPECT_TRUE(named || yielded) << s.id << ": " << example;
+    }
+  }
+}
+
+std::string with_signature(const std::string& row) {
+  return R"({"spec": "cudnn-doctor-kb/1", "kind": "signatures", "signatures": [)" + row + "]}";
+}
+
+std::string load_error(const std::string& signatures_json) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& f : embedded_files()) {
+    files.emplace_back(f.name,
+                       f.name == "signatures.json" ? signatures_json : std::string(f.contents));
+  }
+  auto kb = KnowledgeBase::load(files);
+  return kb ? std::string() : kb.error().message;
+}
+
+TEST(ExplainKb, EditedSignaturesAreValidated) {
+  const std::string ok = R"J({"id": "t.x", "finding": "log.cudnn_not_found", "role": "cause",
+      "confidence": 80, "platform": "any", "patterns": ["Could not find (?<lib>\\S+)"],
+      "examples": ["Could not find libcudnn.so.9"], "source": "test"})J";
+  EXPECT_EQ(load_error(with_signature(ok)), "");
+  struct Bad {
+    std::string row;
+    std::string expect;
+  };
+  const Bad bad[] = {
+      {R"J({"id": "t.x", "finding": "log.cudnn_not_found", "role": "cause", "confidence": 80,
+          "platform": "any", "patterns": ["(?<lib>\\S+) ab+c"], "examples": ["x"], "source": "s"})J",
+       "needs a literal of at least 4 characters"},
+      {R"J({"id": "t.x", "finding": "log.cudnn_not_found", "role": "cause", "confidence": 80,
+          "platform": "any", "patterns": ["Could not find it"], "examples": ["x"], "source": "s"})J",
+       "needs \"lib\""},
+      {R"J({"id": "t.x", "finding": "log.nope", "role": "cause", "confidence": 80,
+          "platform": "any", "patterns": ["Could not find (?<lib>x)"], "examples": ["x"], "source": "s"})J",
+       "finding \"log.nope\" is not in findings.json"},
+      {R"J({"id": "t.x", "finding": "log.cudnn_not_found", "role": "cause", "confidence": 80,
+          "platform": "any", "patterns": ["Could not find (?<lib>x"], "examples": ["x"], "source": "s"})J",
+       "patterns[0]: offset"},
+      {R"J({"id": "T X", "finding": "log.cudnn_not_found", "role": "cause", "confidence": 80,
+          "platform": "any", "patterns": ["Could not find (?<lib>x)"], "examples": ["x"], "source": "s"})J",
+       "\"id\" must be"},
+      {R"J({"id": "t.x", "finding": "log.cudnn_not_found", "role": "guess", "confidence": 80,
+          "platform": "any", "patterns": ["Could not find (?<lib>x)"], "examples": ["x"], "source": "s"})J",
+       "\"role\" must be"},
+      {R"J({"id": "t.x", "finding": "log.cudnn_not_found", "role": "cause", "confidence": 0,
+          "platform": "any", "patterns": ["Could not find (?<lib>x)"], "examples": ["x"], "source": "s"})J",
+       "\"confidence\" must be 1..100"},
+      {R"J({"id": "t.x", "finding": "log.cudnn_not_found", "role": "cause", "confidence": 9,
+          "platform": "mac", "patterns": ["Could not find (?<lib>x)"], "examples": ["x"], "source": "s"})J",
+       "\"platform\" must be"},
+      {R"J({"id": "t.x", "finding": "log.cudnn_not_found", "role": "cause", "confidence": 9,
+          "platform": "any", "patterns": ["Could not find (?<lib>x)"], "explained_by": ["log.x"],
+          "examples": ["x"], "source": "s"})J",
+       "explained_by \"log.x\""},
+      {R"J({"id": "t.x", "finding": "log.cudnn_not_found", "role": "cause", "confidence": 9,
+          "platform": "any", "patterns": ["Could not find (?<lib>x)"], "examples": ["x"],
+          "source": "s", "colour": "red"})J",
+       "unknown field \"colour\""},
+      {ok + "," + ok, "duplicate id"},
+  };
+  for (const Bad& b : bad) {
+    std::string err = load_error(with_signature(b.row));
+    EXPECT_NE(err.find(b.expect), std::string::npos) << b.expect << " / " << err;
+    EXPECT_NE(err.find("signatures.json"), std::string::npos) << err;
+  }
+}
+
+} // namespace
+} // namespace doctor::kb
