@@ -62,7 +62,10 @@ def main():
             print(f"SKIP: {tree.skip_reason}")
             return 125
         shutil.rmtree(os.path.join(root, ".elf-cache"), ignore_errors=True)
-        base = ["check", "--sysroot", root]
+        # COMMAND: the command and its leading arguments ("explain", "{scenario}/train.log");
+        # {scenario} is the scenario's directory. Default: check.
+        command = [a.replace("{scenario}", scenario_dir) for a in getattr(mod, "COMMAND", ["check"])]
+        base = command + ["--sysroot", root]
         for k, v in sorted(getattr(mod, "ENV", {}).items()):
             base += ["--env", f"{k}={v}"]
         edit = getattr(mod, "edit_snapshot", None)
@@ -80,7 +83,7 @@ def main():
             edit(doc)
             with open(snap, "w", encoding="utf-8") as f:
                 json.dump(doc, f, indent=2)
-            base = ["check", "--snapshot", snap]
+            base = command + ["--snapshot", snap]
         base += list(getattr(mod, "ARGS", []))
         outputs = {}
         codes = {}
@@ -90,7 +93,8 @@ def main():
                 print(f"check --format {fmt} exited {code}: {err}", file=sys.stderr)
                 keep = True
                 return 1
-            outputs[name] = out.replace(root, "<SYSROOT>").replace(work, "<WORK>")
+            outputs[name] = (out.replace(root, "<SYSROOT>").replace(work, "<WORK>")
+                             .replace(scenario_dir, "<SCENARIO>"))
             codes[name] = code
         code_expected = getattr(mod, "EXIT", None)
         if code_expected is not None and codes["expected.json"] != code_expected:
@@ -107,9 +111,12 @@ def main():
                 print(f"snapshot exited {code}: {err}", file=sys.stderr)
                 keep = True
                 return 1
-            code, out, err = run(exe, ["check", "--snapshot", snap, "--format", "json"] + list(getattr(mod, "ARGS", [])))
-            if json.loads(out)["findings"] != json.loads(outputs["expected.json"].replace("<SYSROOT>", root))["findings"]:
-                print("check --snapshot gives other findings than check --sysroot", file=sys.stderr)
+            code, out, err = run(exe, command + ["--snapshot", snap, "--format", "json"] + list(getattr(mod, "ARGS", [])))
+            key = "causes" if command[0] == "explain" else "findings"
+            expected_doc = json.loads(outputs["expected.json"].replace("<SYSROOT>", root)
+                                      .replace("<SCENARIO>", scenario_dir))
+            if json.loads(out)[key] != expected_doc[key]:
+                print(f"{command[0]} --snapshot gives other {key} than {command[0]} --sysroot", file=sys.stderr)
                 keep = True
                 return 1
 
