@@ -17,18 +17,7 @@ import os
 import statistics
 import sys
 
-from benchlib import fmt_mb, peak_rss_mb, wall_time
-
-
-def series(commands, runs):
-    results = {name: [] for name in commands}
-    for name, (argv, env) in commands.items():
-        wall_time(argv, env)  # warm-up: page cache, wineserver-style caches, pyc files
-    for _ in range(runs):
-        for name, (argv, env) in commands.items():
-            results[name].append(wall_time(argv, env))
-    memory = {name: peak_rss_mb(argv, env) for name, (argv, env) in commands.items()}
-    return results, memory
+from benchlib import fmt_mb, series
 
 
 def main():

@@ -37,5 +37,19 @@ def peak_rss_mb(argv, env=None):
         return None
 
 
+def series(commands, runs):
+    """Runs each command of {name: (argv, env)} once as a warm-up, then `runs` times interleaved
+    (A B A B ...) so that drift of a shared machine hits all alike. Returns ({name: [(seconds,
+    exit status)]}, {name: peak RSS in MB or None})."""
+    results = {name: [] for name in commands}
+    for argv, env in commands.values():
+        wall_time(argv, env)  # warm-up: page cache, pyc files
+    for _ in range(runs):
+        for name, (argv, env) in commands.items():
+            results[name].append(wall_time(argv, env))
+    memory = {name: peak_rss_mb(argv, env) for name, (argv, env) in commands.items()}
+    return results, memory
+
+
 def fmt_mb(value):
     return "n/a" if value is None else f"{value:.1f}"

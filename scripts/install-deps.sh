@@ -18,6 +18,8 @@ PKGS+=(gcc-mingw-w64-i686-posix)
 PKGS+=(libnvidia-ml1)
 # Format check.
 PKGS+=(clang-format-14)
+# bench/bench_explain.py measures explain against ripgrep.
+PKGS+=(ripgrep)
 
 missing=()
 for p in "${PKGS[@]}"; do
