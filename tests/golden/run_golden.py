@@ -65,15 +65,16 @@ def main():
         # COMMAND: the command and its leading arguments ("explain", "{scenario}/train.log");
         # {scenario} is the scenario's directory. Default: check.
         command = [a.replace("{scenario}", scenario_dir) for a in getattr(mod, "COMMAND", ["check"])]
-        base = command + ["--sysroot", root]
+        target = ["--sysroot", root]
         for k, v in sorted(getattr(mod, "ENV", {}).items()):
-            base += ["--env", f"{k}={v}"]
+            target += ["--env", f"{k}={v}"]
+        base = command + target
         edit = getattr(mod, "edit_snapshot", None)
         if edit is not None:
             # A machine no collector here can read (a Windows one): the scenario edits the
             # snapshot of its tree into that machine's facts, and the check reads the snapshot.
             snap = os.path.join(work, "edited-snapshot.json")
-            code, _, err = run(exe, ["snapshot"] + base[1:] + ["-o", snap])
+            code, _, err = run(exe, ["snapshot"] + target + ["-o", snap])
             if code != 0:
                 print(f"snapshot exited {code}: {err}", file=sys.stderr)
                 keep = True

@@ -73,6 +73,19 @@ Json mention_json(const ExplainResult& r, const Mention& m) {
   return j;
 }
 
+// The start of `text` that fits `width` columns, cut at a character boundary.
+std::string first_columns(std::string_view text, std::size_t width) {
+  std::size_t cols = 0;
+  std::size_t i = 0;
+  for (; i < text.size(); ++i) {
+    bool starts_char = (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+    if (starts_char && cols++ == width) {
+      break;
+    }
+  }
+  return std::string(text.substr(0, i));
+}
+
 std::string summary(const ExplainResult& r) {
   if (r.causes.empty()) {
     return "no known cause found";
@@ -107,7 +120,7 @@ void text_mentions(std::string& out,
                 "  ",
                 "           ");
     if (!m.lines.empty()) {
-      out += st.dim("           " + m.lines.front().text.substr(0, k_width)) + "\n";
+      out += st.dim("           " + first_columns(m.lines.front().text, k_width - 11)) + "\n";
     }
   }
 }
