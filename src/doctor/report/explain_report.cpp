@@ -86,6 +86,16 @@ std::string first_columns(std::string_view text, std::size_t width) {
   return std::string(text.substr(0, i));
 }
 
+// An evidence line for people: where (file:line) on its own line, then the line's text wrapped
+// below it, so the layout does not depend on how long the file's path is.
+std::string text_evidence(const Style& st,
+                          const ExplainResult& r,
+                          const EvidenceLine& l,
+                          std::string_view indent) {
+  const std::string more = std::string(indent) + "  ";
+  return std::string(indent) + st.dim(explain::where(r, l)) + "\n" + wrap(l.text, more, more);
+}
+
 std::string summary(const ExplainResult& r) {
   if (r.causes.empty()) {
     return "no known cause found";
@@ -156,14 +166,14 @@ std::string render_explain_text(const ExplainResult& r, const ExplainMeta& meta,
                   : "")
            + "\n";
     for (const EvidenceLine& l : c.lines) {
-      out += wrap(evidence_text(r, l), "           ", "             ");
+      out += text_evidence(st, r, l, "           ");
     }
     if (!c.consequences.empty()) {
       out += "         " + st.bold("What followed from it") + "\n";
       for (const Mention& m : c.consequences) {
         out += wrap(fmt::format("- {} ({})", m.title, m.finding), "           ", "             ");
         for (const EvidenceLine& l : m.lines) {
-          out += wrap(evidence_text(r, l), "             ", "               ");
+          out += text_evidence(st, r, l, "             ");
         }
       }
     }
