@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +98,10 @@ int run_explain(const ExplainOptions& options) {
   if (!options.target.snapshot.empty()
       && (!options.target.sysroot.empty() || !options.target.env.empty())) {
     throw CommandError{k_exit_usage, "--snapshot cannot be combined with --sysroot or --env"};
+  }
+  if (options.target.snapshot == "-"
+      && std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end()) {
+    throw CommandError{k_exit_usage, "standard input cannot be both the log and the snapshot"};
   }
   const kb::KnowledgeBase kb = load_kb(options.target);
   const explain::SignatureMatcher matcher(kb.signatures());

@@ -102,6 +102,9 @@ def usage_errors():
     expect_contains(r.err, "is a directory")
     r = run(["explain", "--no-machine", "--snapshot", "x.json", "some error text"])
     expect_exit(r, 2)
+    r = run(["explain", "--snapshot", "-", "-"], stdin="")
+    expect_exit(r, 2)
+    expect_contains(r.err, "both the log and the snapshot")
 
 
 @test
