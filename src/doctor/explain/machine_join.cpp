@@ -4,6 +4,7 @@
 #include <doctor/loader/facts_probe.hpp>
 #include <doctor/loader/linux_search.hpp>
 #include <doctor/loader/windows_search.hpp>
+#include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
 
@@ -14,16 +15,6 @@
 namespace doctor::explain {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') {
-      c = static_cast<char>(c - 'A' + 'a');
-    }
-  }
-  return out;
-}
 
 std::string base_name(std::string_view path) {
   std::size_t slash = path.find_last_of("/\\");
@@ -38,10 +29,10 @@ std::string dir_name(std::string_view path) {
 
 // Every file the facts know whose name is `lib` (ignoring case on Windows).
 std::vector<std::string> copies_of(const facts::Facts& facts, std::string_view lib, bool windows) {
-  const std::string want = windows ? lower(lib) : std::string(lib);
+  const std::string want = windows ? util::to_lower(lib) : std::string(lib);
   auto same = [&](std::string_view path) {
     std::string name = base_name(path);
-    return (windows ? lower(name) : name) == want;
+    return (windows ? util::to_lower(name) : name) == want;
   };
   std::set<std::string> out;
   for (const facts::BinaryInfo& b : facts.binaries) {
