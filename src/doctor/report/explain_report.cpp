@@ -118,18 +118,19 @@ void text_mentions(std::string& out,
                    std::string_view label,
                    std::string_view note) {
   for (const Mention& m : list) {
-    std::string first = m.lines.empty() ? "" : explain::where(r, m.lines.front());
-    out += wrap(fmt::format("{:<9}{} ({}), {} line{}{}{}",
+    out += wrap(fmt::format("{:<9}{} ({}), {} line{}{}",
                             label,
                             m.title,
                             m.finding,
                             m.count,
                             m.count == 1 ? "" : "s",
-                            first.empty() ? "" : ", first at " + first,
                             note),
                 "  ",
                 "           ");
+    // Where it first appears on a line of its own (the layout must not depend on the path's
+    // length), then that line's start.
     if (!m.lines.empty()) {
+      out += "           " + st.dim("first at " + explain::where(r, m.lines.front())) + "\n";
       out += st.dim("           " + first_columns(m.lines.front().text, k_width - 11)) + "\n";
     }
   }
