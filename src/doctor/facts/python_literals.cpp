@@ -29,36 +29,12 @@ bool is_name_char(char c) {
   return is_name_start(c) || is_digit(c);
 }
 
-int hex_value(char c) {
-  if (is_digit(c)) {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
+// Python's escapes may name surrogates or values past U+10FFFF: shown as "?".
 void append_utf8(std::string& out, std::uint32_t cp) {
   if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
     out += '?';
-  } else if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6U));
-    out += static_cast<char>(0x80 | (cp & 0x3FU));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12U));
-    out += static_cast<char>(0x80 | ((cp >> 6U) & 0x3FU));
-    out += static_cast<char>(0x80 | (cp & 0x3FU));
   } else {
-    out += static_cast<char>(0xF0 | (cp >> 18U));
-    out += static_cast<char>(0x80 | ((cp >> 12U) & 0x3FU));
-    out += static_cast<char>(0x80 | ((cp >> 6U) & 0x3FU));
-    out += static_cast<char>(0x80 | (cp & 0x3FU));
+    util::append_utf8(out, cp);
   }
 }
 
@@ -117,8 +93,8 @@ std::string decode_escapes(std::string_view body) {
       const std::size_t digits = e == 'x' ? 2 : (e == 'u' ? 4 : 8);
       std::uint32_t cp = 0;
       std::size_t n = 0;
-      while (n < digits && i + n < body.size() && hex_value(body[i + n]) >= 0) {
-        cp = cp * 16 + static_cast<std::uint32_t>(hex_value(body[i + n]));
+      while (n < digits && i + n < body.size() && util::hex_digit(body[i + n]) >= 0) {
+        cp = cp * 16 + static_cast<std::uint32_t>(util::hex_digit(body[i + n]));
         ++n;
       }
       if (n != digits) {

@@ -218,4 +218,69 @@ std::string replace_all(std::string_view s, std::string_view from, std::string_v
   return out;
 }
 
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    cp = 0xFFFD;
+  }
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6U));
+    out += static_cast<char>(0x80 | (cp & 0x3FU));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12U));
+    out += static_cast<char>(0x80 | ((cp >> 6U) & 0x3FU));
+    out += static_cast<char>(0x80 | (cp & 0x3FU));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18U));
+    out += static_cast<char>(0x80 | ((cp >> 12U) & 0x3FU));
+    out += static_cast<char>(0x80 | ((cp >> 6U) & 0x3FU));
+    out += static_cast<char>(0x80 | (cp & 0x3FU));
+  }
+}
+
+std::string utf16le_to_utf8(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() / 2);
+  const auto unit = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[2 * i]))
+           | (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[2 * i + 1])) << 8U);
+  };
+  const std::size_t n = bytes.size() / 2;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t u = unit(i);
+    if (u >= 0xD800 && u <= 0xDBFF && i + 1 < n && unit(i + 1) >= 0xDC00 && unit(i + 1) <= 0xDFFF) {
+      append_utf8(out, 0x10000 + ((u - 0xD800) << 10U) + (unit(i + 1) - 0xDC00));
+      ++i;
+    } else {
+      append_utf8(out, u);
+    }
+  }
+  return out;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
+std::string hex(std::uint64_t value) {
+  static constexpr char k_digits[] = "0123456789abcdef";
+  char buf[18];
+  std::size_t n = sizeof buf;
+  do {
+    buf[--n] = k_digits[value & 0xFU];
+    value >>= 4U;
+  } while (value != 0);
+  return "0x" + std::string(buf + n, sizeof buf - n);
+}
+
 } // namespace doctor::util

@@ -43,4 +43,16 @@ std::string_view unquote(std::string_view s);
 // Replaces every occurrence of `from` in `s` with `to`.
 std::string replace_all(std::string_view s, std::string_view from, std::string_view to);
 
+// Appends code point `cp` as UTF-8; a surrogate or a value above U+10FFFF becomes U+FFFD.
+void append_utf8(std::string& out, std::uint32_t cp);
+
+// Decodes UTF-16LE `bytes` (an odd last byte is ignored); unpaired surrogates become U+FFFD.
+std::string utf16le_to_utf8(std::string_view bytes);
+
+// The value of the hexadecimal digit `c`, or -1.
+int hex_digit(char c);
+
+// "0x1a2b": `value` in lower-case hexadecimal with the prefix.
+std::string hex(std::uint64_t value);
+
 } // namespace doctor::util
