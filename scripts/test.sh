@@ -11,23 +11,25 @@ jobs=$(nproc)
 
 ./scripts/install-deps.sh
 
-echo "== Linux build and tests"
+stage() { echo "== $1 (at ${SECONDS} s)"; }
+
+stage "Linux build and tests"
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j "$jobs"
 ctest --preset ci -j "$jobs"
 
-echo "== clang-tidy"
+stage "clang-tidy"
 ./scripts/lint.sh build/ci
 
-echo "== Windows cross build and unit tests under wine"
+stage "Windows cross build and unit tests under wine"
 export WINEDEBUG=-all
 cmake --preset windows >/dev/null
 cmake --build --preset windows -j "$jobs"
 ctest --preset windows
 
-echo "== Sanitizers (unit and golden tests)"
+stage "Sanitizers (unit and golden tests)"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --test-dir build/asan -L 'unit|golden|fuzz' -j "$jobs" --output-on-failure
-echo "== all tests passed"
+echo "== all tests passed (in ${SECONDS} s)"
