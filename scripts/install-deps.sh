@@ -9,13 +9,16 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 # Build and unit tests.
 PKGS=(cmake g++ make ninja-build pkg-config python3 python3-jsonschema python3-venv
       libfmt-dev nlohmann-json3-dev libcli11-dev libexpected-dev libgtest-dev libgmock-dev
-      libssl-dev)
+      libssl-dev zlib1g-dev)
 # Windows cross build and its tests under wine.
 PKGS+=(g++-mingw-w64-x86-64-posix wine wine64)
 # 32-bit DLLs for the Windows loader scenarios (tests/winloader: error 193).
 PKGS+=(gcc-mingw-w64-i686-posix)
 # Real NVIDIA user-space libraries (Debian non-free) for the no-driver path.
 PKGS+=(libnvidia-ml1)
+# Real systemd journal files for the crash-evidence reader's tests (libsystemd is loaded at run
+# time, never linked).
+PKGS+=(systemd-journal-remote libsystemd0)
 # Format check.
 PKGS+=(clang-format-14)
 # bench/bench_explain.py measures explain against ripgrep.

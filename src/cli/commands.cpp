@@ -8,6 +8,7 @@
 #include <doctor/facts/collect.hpp>
 #include <doctor/facts/facts_json.hpp>
 #include <doctor/kb/knowledge_base.hpp>
+#include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/signatures.hpp>
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/host.hpp>
@@ -193,6 +194,19 @@ std::set<std::string_view> distinct_sources(const kb::KnowledgeBase& kb, std::si
   }
   for (const kb::Signature& s : kb.signatures()) {
     add(s.source);
+  }
+  const kb::CrashCatalog& crash = kb.crash();
+  for (const kb::XidEntry& x : crash.xids()) {
+    add(x.source);
+  }
+  for (const kb::BugCheckEntry& b : crash.bugchecks()) {
+    add(b.source);
+  }
+  for (const kb::ExceptionCodeEntry& e : crash.exceptions()) {
+    add(e.source);
+  }
+  for (const kb::CrashModuleEntry& m : crash.modules()) {
+    add(m.source);
   }
   return out;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // An edited knowledge base (--kb-dir, kb --check) is user input: any findings.json,
-// library_sets.json, signatures.json or compatibility file must load or fail with a message. The
-// first byte picks the file the rest replaces: 0xF0 and above signatures.json, else one of six by
-// the byte modulo 6.
+// library_sets.json, signatures.json, crash catalogue or compatibility file must load or fail with
+// a message. The first byte picks the file the rest replaces: 0xF0 and above signatures.json,
+// 0xE0-0xEF xid.json (even) or bugchecks.json (odd), else one of six by the byte modulo 6.
 #include <doctor/kb/embedded.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 
@@ -22,8 +22,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                          "frameworks.json",
                                                          "gpus.json"};
   std::vector<std::pair<std::string, std::string>> files;
-  const std::string replaced = data[0] >= 0xF0 ? std::string("signatures.json")
-                                               : std::string(k_files[data[0] % k_files.size()]);
+  std::string replaced = std::string(k_files[data[0] % k_files.size()]);
+  if (data[0] >= 0xF0) {
+    replaced = "signatures.json";
+  } else if (data[0] >= 0xE0) {
+    replaced = data[0] % 2 == 0 ? "xid.json" : "bugchecks.json";
+  }
   for (const auto& f : doctor::kb::embedded_files()) {
     files.emplace_back(f.name,
                        f.name == replaced

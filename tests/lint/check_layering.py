@@ -17,7 +17,7 @@ import sys
 SYSTEM_HEADERS = re.compile(
     r"^(unistd|fcntl|dlfcn|link|poll|spawn|pthread|signal|dirent|pwd|grp|termios|windows|winbase|"
     r"winnt|winreg|shlwapi|psapi|tlhelp32|io|direct|bcrypt|wincrypt|dbghelp)\.h$|^(sys|linux|arpa|netinet)/")
-LAYER = {"util": 0, "platform": 1, "binfmt": 2, "nvapi": 2, "facts": 2, "kb": 2, "explain": 2, "core": 2, "loader": 2,
+LAYER = {"util": 0, "platform": 1, "binfmt": 2, "nvapi": 2, "facts": 2, "kb": 2, "explain": 2, "crash": 2, "core": 2, "loader": 2,
          "checks": 2, "report": 2}
 PURE = {"checks", "kb", "core", "report", "explain"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')

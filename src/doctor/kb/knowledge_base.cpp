@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "knowledge_base.hpp"
 
+#include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/embedded.hpp>
 #include <doctor/kb/signatures.hpp>
 #include <doctor/util/file.hpp>
@@ -339,6 +340,13 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
   std::string signatures_text;
   std::string signatures_name;
   std::size_t signatures_info = 0;
+  // xid.json and bugchecks.json are parsed together after the loop: {kind -> name, text, index}.
+  struct CrashFile {
+    std::string name;
+    std::string text;
+    std::size_t info = 0;
+  };
+  std::map<std::string, CrashFile> crash_files;
   try {
     for (const auto& [name, text] : files) {
       Json doc;
@@ -371,6 +379,12 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
         signatures_text = text;
         signatures_name = name;
         signatures_info = kb.m_files.size();
+      } else if (kind == "xid" || kind == "bugchecks") {
+        if (crash_files.count(kind) != 0) {
+          throw Invalid{fmt::format(
+              "{}: a second file of kind \"{}\" (first: {})", name, kind, crash_files[kind].name)};
+        }
+        crash_files[kind] = CrashFile{name, text, kb.m_files.size()};
       } else if (CompatTables::is_compat_kind(kind)) {
         compat_files.emplace_back(name, text);
         compat_infos.emplace_back(kb.m_files.size(), kind);
@@ -406,7 +420,27 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
     kb.m_files[signatures_info].rows = signatures->size();
   }
   kb.m_signatures = std::move(signatures);
+  auto crash = parse_crash_catalog(crash_files["xid"].text,
+                                   crash_files["bugchecks"].text,
+                                   crash_files["xid"].name,
+                                   crash_files["bugchecks"].name);
+  if (!crash) {
+    return tl::unexpected(crash.error());
+  }
+  if (const auto it = crash_files.find("xid"); !it->second.name.empty()) {
+    kb.m_files[it->second.info].rows = crash->xids().size();
+  }
+  if (const auto it = crash_files.find("bugchecks"); !it->second.name.empty()) {
+    kb.m_files[it->second.info].rows =
+        crash->bugchecks().size() + crash->exceptions().size() + crash->modules().size();
+  }
+  kb.m_crash = std::make_shared<const CrashCatalog>(std::move(*crash));
   return kb;
+}
+
+const CrashCatalog& KnowledgeBase::crash() const {
+  static const CrashCatalog k_none;
+  return m_crash ? *m_crash : k_none;
 }
 
 const std::vector<Signature>& KnowledgeBase::signatures() const {

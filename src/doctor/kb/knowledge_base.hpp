@@ -18,7 +18,8 @@
 
 namespace doctor::kb {
 
-struct Signature; // signatures.hpp
+struct Signature;   // signatures.hpp
+class CrashCatalog; // crash_catalog.hpp
 
 inline constexpr std::string_view k_spec = "cudnn-doctor-kb/1";
 
@@ -127,6 +128,10 @@ public:
   // The error signatures of `explain` (empty when signatures.json is absent).
   const std::vector<Signature>& signatures() const;
 
+  // The crash catalogues of `crashes`: Xids, stop codes, exception codes and crashing modules
+  // (empty when xid.json and bugchecks.json are absent).
+  const CrashCatalog& crash() const;
+
   // The knowledge base's own version ("2026.11.29").
   const std::string& version() const { return m_version; }
   const std::vector<KbFileInfo>& files() const { return m_files; }
@@ -140,6 +145,7 @@ private:
   CompatTables m_compat;
   // Shared: Signature holds compiled patterns, and copies of the knowledge base share them.
   std::shared_ptr<const std::vector<Signature>> m_signatures;
+  std::shared_ptr<const CrashCatalog> m_crash; // shared like m_signatures; never null once loaded
 };
 
 // Returns the placeholder names used in `text` ("{dir}" -> "dir"), in order of appearance.
