@@ -7,8 +7,8 @@
 #include <doctor/checks/runner.hpp>
 #include <doctor/facts/collect.hpp>
 #include <doctor/facts/facts_json.hpp>
-#include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/crash_catalog.hpp>
+#include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/host.hpp>

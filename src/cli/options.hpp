@@ -55,6 +55,15 @@ struct ExplainOptions {
   std::string output; // -o FILE; empty: stdout
 };
 
+// `crashes`: read crash evidence into a timeline of incidents.
+struct CrashesOptions {
+  std::vector<std::string> from; // --from FILE|DIR...; empty: the machine (or --sysroot)
+  TargetOptions target;          // --sysroot, --kb-dir (no --snapshot)
+  report::Format format = report::Format::text;
+  ColorMode color = ColorMode::automatic;
+  std::string output; // -o FILE; empty: stdout
+};
+
 // Parses "--env" values into a map. Returns ErrorCode::invalid_argument naming the first value
 // without '=' or with an empty name.
 Expected<std::map<std::string, std::string>>

@@ -2,6 +2,7 @@
 #include "run.hpp"
 
 #include "commands.hpp"
+#include "crashes.hpp"
 #include "explain.hpp"
 #include "options.hpp"
 #include "resolve.hpp"
@@ -54,6 +55,22 @@ Exit status:
   3  internal error
 Documentation: docs/explain.md in the source tree.)";
 
+constexpr const char* k_crashes_footer =
+    R"(Sources (without --from): Linux: the systemd journal (every boot kept), /dev/kmsg,
+/var/log/kern.log*, messages*, syslog* (rotated and .gz), pstore, kdump. A --sysroot holding a
+Windows disk (Windows/System32): Minidump, MEMORY.DMP, LiveKernelReports, System.evtx and
+Application.evtx. Live Windows: dumps, the System and Application event logs, TDR settings.
+--from takes files or directories of any of these, typed by content: kernel and user-mode dumps,
+.evtx, wevtutil /f:xml exports (UTF-8 or UTF-16), kernel logs (plain, .gz, dmesg, kmsg, pstore),
+journal files.
+
+Exit status:
+  0  no incident of severity error (or no incident at all)
+  1  at least one incident of severity error
+  2  usage error, or no --from input could be read as crash evidence
+  3  internal error
+Documentation: docs/crashes.md in the source tree.)";
+
 constexpr const char* k_kb_footer = R"(Exit status:
   0  the knowledge base (with --check: DIR's files over the built-in ones) is valid
   2  usage error, or a --check DIR whose files are not valid (the message names file, row, field)
@@ -103,7 +120,7 @@ void add_target_options(CLI::App& cmd, TargetOptions& t, bool with_snapshot) {
 std::vector<std::string> with_default_command(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   static const std::vector<std::string> k_commands = {
-      "check", "snapshot", "resolve", "kb", "explain"};
+      "check", "snapshot", "resolve", "kb", "explain", "crashes"};
   const bool wants_top_level =
       !args.empty()
       && (args[0] == "--help" || args[0] == "-h" || args[0] == "--version" || args[0] == "help");
@@ -231,6 +248,45 @@ int parse_and_run(int argc, char** argv) {
   // A log path or pasted text may start with '/': never read it as a Windows-style option.
   expl_cmd->allow_windows_style_options(false);
 
+  CrashesOptions crashes;
+  std::string crashes_format = "text";
+  std::string crashes_color = "auto";
+  CLI::App* crashes_cmd = app.add_subcommand(
+      "crashes",
+      "Read the crash evidence of this machine (or of --from files): blue screens, TDRs, Xid "
+      "errors, machine checks, kernel panics, application crashes. Prints a timeline of "
+      "incidents, each with its cause class, evidence and next steps.");
+  crashes_cmd
+      ->add_option("--from",
+                   crashes.from,
+                   "Read these files or directories instead of the machine: dumps, .evtx, event "
+                   "XML exports, kernel logs, journal files")
+      ->type_name("FILE|DIR ...")
+      ->take_all();
+  crashes_cmd->add_option("--format", crashes_format, "Output format: text, json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown", "md"}));
+  crashes_cmd
+      ->add_option("--color", crashes_color, "Colour in text output: auto (default), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  crashes_cmd
+      ->add_option(
+          "-o,--output", crashes.output, "Write the report to FILE instead of standard output")
+      ->type_name("FILE");
+  crashes_cmd
+      ->add_option("--sysroot",
+                   crashes.target.sysroot,
+                   "Examine DIR as the root of a system instead of this machine: a Linux tree "
+                   "(var/log, journal, pstore) or a mounted Windows disk (Windows/System32)")
+      ->type_name("DIR");
+  crashes_cmd
+      ->add_option(
+          "--kb-dir",
+          crashes.target.kb_dir,
+          "Use the knowledge-base files in DIR instead of the built-in ones of the same name")
+      ->type_name("DIR");
+  crashes_cmd->footer(k_crashes_footer);
+  crashes_cmd->allow_windows_style_options(false);
+
   std::vector<std::string> args = with_default_command(argc, argv);
   std::reverse(args.begin(), args.end()); // CLI11 takes a reversed vector
   try {
@@ -254,6 +310,11 @@ int parse_and_run(int argc, char** argv) {
     expl.format = report::parse_format(expl_format).value_or(report::Format::text);
     expl.color = parse_color(expl_color).value_or(ColorMode::automatic);
     return run_explain(expl);
+  }
+  if (crashes_cmd->parsed()) {
+    crashes.format = report::parse_format(crashes_format).value_or(report::Format::text);
+    crashes.color = parse_color(crashes_color).value_or(ColorMode::automatic);
+    return run_crashes(crashes);
   }
   if (kb_cmd->parsed()) {
     kb_opts.json = kb_format == "json";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/check.hpp>
+#include <doctor/crash/analysis.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 
@@ -35,8 +36,8 @@ TEST(knowledge_base, embedded_knowledge_base_loads) {
 }
 
 // Every id a check can emit has a knowledge-base row, and every row (other than the runner's
-// own) is emitted by some check or named by an error signature of `explain`: the registries and
-// the knowledge base cannot drift apart.
+// own) is emitted by some check, named by an error signature of `explain` or used by a crash
+// incident: the registries and the knowledge base cannot drift apart.
 TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
   auto kb = kb::KnowledgeBase::load_embedded();
   ASSERT_TRUE(kb);
@@ -51,9 +52,13 @@ TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
   for (const kb::Signature& s : kb->signatures()) {
     emitted.insert(s.finding);
   }
+  for (std::string_view id : crash::incident_finding_ids()) {
+    emitted.insert(std::string(id));
+  }
   for (const kb::FindingTemplate& t : kb->findings()) {
-    EXPECT_EQ(emitted.count(t.id), 1U)
-        << t.id << " is in findings.json but no check emits it and no signature names it";
+    EXPECT_EQ(emitted.count(t.id), 1U) << t.id
+                                       << " is in findings.json but no check emits it, no "
+                                          "signature names it and no crash incident uses it";
   }
 }
 
