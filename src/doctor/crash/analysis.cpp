@@ -98,7 +98,9 @@ void absorb(Incident& into, Incident&& from) {
   into.count += from.count;
   add_process(into, who(into));
   add_process(into, who(from));
-  for (std::string_view p : util::split(field(from, "processes"), ',')) {
+  // The list must outlive the views split() returns into it.
+  const std::string listed = field(from, "processes");
+  for (std::string_view p : util::split(listed, ',')) {
     add_process(into, std::string(p));
   }
   if (from.last.utc_usec || from.last.uptime_usec || !from.last.label.empty()) {
@@ -291,7 +293,8 @@ void note_patterns(std::vector<Incident>& incidents, const MachineContext& machi
       if (const std::string w = who(inc); !w.empty() && w != "unknown") {
         set.insert(w);
       }
-      for (std::string_view p : util::split(field(inc, "processes"), ',')) {
+      const std::string listed = field(inc, "processes");
+      for (std::string_view p : util::split(listed, ',')) {
         if (!p.empty()) {
           set.insert(std::string(p));
         }
