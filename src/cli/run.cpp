@@ -261,7 +261,7 @@ int parse_and_run(int argc, char** argv) {
                    crashes.from,
                    "Read these files or directories instead of the machine: dumps, .evtx, event "
                    "XML exports, kernel logs, journal files")
-      ->type_name("FILE|DIR ...")
+      ->type_name("FILE|DIR")
       ->take_all();
   crashes_cmd->add_option("--format", crashes_format, "Output format: text, json or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown", "md"}));
