@@ -59,33 +59,34 @@ bool valid_utf8_plain(std::string_view s) {
   return true;
 }
 
-// UTF-8 text of a file in any encoding the input layer knows (UTF-16 exports, GBK, BOMs).
-std::string as_utf8(std::string_view bytes, std::string& encoding) {
+// UTF-8 text of a file in any encoding the input layer knows (UTF-16 exports, GBK, BOMs): `bytes`
+// itself when it already is plain UTF-8, else the decoded copy kept in `decoded`.
+std::string_view as_utf8(std::string_view bytes, std::string& decoded, std::string& encoding) {
   const bool bom =
       bytes.size() >= 2
       && ((bytes[0] == '\xFF' && bytes[1] == '\xFE') || (bytes[0] == '\xFE' && bytes[1] == '\xFF')
           || (bytes.size() >= 3 && bytes.substr(0, 3) == "\xEF\xBB\xBF"));
   if (!bom && valid_utf8_plain(bytes)) {
     encoding = "utf-8";
-    return std::string(bytes);
+    return bytes;
   }
-  explain::DecodedText decoded = explain::decode_all(bytes);
-  encoding = std::string(explain::encoding_name(decoded.info.encoding));
-  std::string text;
-  text.reserve(bytes.size());
+  explain::DecodedText lines = explain::decode_all(bytes);
+  encoding = std::string(explain::encoding_name(lines.info.encoding));
+  decoded.clear();
+  decoded.reserve(bytes.size());
   std::size_t last_number = 0;
-  for (const explain::TextLine& line : decoded.lines) {
+  for (const explain::TextLine& line : lines.lines) {
     // Expanded syslog pieces share their physical line: keep them on one line with #012, the
     // way the kernel-log reader expects them.
     if (line.part > 0 && line.number == last_number) {
-      text += "#012";
-    } else if (!text.empty() || last_number != 0) {
-      text += '\n';
+      decoded += "#012";
+    } else if (!decoded.empty() || last_number != 0) {
+      decoded += '\n';
     }
-    text += line.text;
+    decoded += line.text;
     last_number = line.number;
   }
-  return text;
+  return decoded;
 }
 
 bool looks_binary(std::string_view head) {
@@ -107,24 +108,27 @@ bool looks_like_event_xml(std::string_view text) {
              || head.find("<EventID") != std::string_view::npos);
 }
 
-void ingest_kernel_text(const std::string& text,
+// Streams the lines through the event scanner: a large log is never held as lines.
+void ingest_kernel_text(std::string_view text,
                         const std::string& source,
                         const std::string& boot,
                         const std::string& note,
                         Collected& out) {
-  std::vector<KernelLine> lines = read_kernel_log(text, source);
-  for (KernelLine& line : lines) {
+  KernelEventScanner scanner;
+  std::size_t lines = 0;
+  read_kernel_log(text, source, [&](KernelLine&& line) {
     if (line.when.boot.empty()) {
       line.when.boot = boot;
     }
-  }
-  std::vector<Observation> obs = observe_kernel_lines(lines);
+    scanner.add(line);
+    ++lines;
+  });
+  std::vector<Observation> obs = scanner.take();
   const std::size_t n = obs.size();
   for (Observation& o : obs) {
     out.observations.push_back(std::move(o));
   }
-  add_source(
-      out, source, "read", fmt::format("kernel log, {} message(s){}", lines.size(), note), n);
+  add_source(out, source, "read", fmt::format("kernel log, {} message(s){}", lines, note), n);
 }
 
 } // namespace
@@ -269,7 +273,8 @@ void ingest(std::string_view bytes,
       return;
     }
     std::string encoding;
-    const std::string text = as_utf8(*unpacked, encoding);
+    std::string decoded;
+    const std::string_view text = as_utf8(*unpacked, decoded, encoding);
     ingest_kernel_text(text, source, boot, ", gzip" + cut, out);
     out.earlier_boots_covered = true;
     return;
@@ -285,7 +290,8 @@ void ingest(std::string_view bytes,
     break;
   }
   std::string encoding;
-  const std::string text = as_utf8(bytes, encoding);
+  std::string decoded;
+  const std::string_view text = as_utf8(bytes, decoded, encoding);
   if (looks_like_event_xml(text)) {
     auto records = parse_event_xml(text, source);
     if (!records) {
