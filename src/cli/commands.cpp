@@ -5,17 +5,17 @@
 
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/runner.hpp>
-#include <doctor/facts/collect.hpp>
-#include <doctor/facts/facts_json.hpp>
+#include <doctor/collect/collect.hpp>
 #include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
+#include <doctor/model/facts_json.hpp>
 #include <doctor/platform/environment.hpp>
+#include <doctor/platform/file.hpp>
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/process.hpp>
 #include <doctor/platform/sysroot.hpp>
 #include <doctor/platform/terminal.hpp>
-#include <doctor/util/file.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -36,9 +36,41 @@ constexpr std::size_t k_max_snapshot = std::size_t{256} * 1024 * 1024;
 
 } // namespace
 
+namespace {
+
+// The *.json files of --kb-dir DIR, by name.
+Expected<std::vector<kb::KbFileOverride>> read_kb_dir(const std::filesystem::path& dir) {
+  auto listing = platform::list_directory(dir);
+  if (!listing) {
+    return make_error(listing.error().code, fmt::format("--kb-dir: {}", listing.error().message));
+  }
+  std::vector<kb::KbFileOverride> out;
+  for (const platform::DirEntry& e : *listing) {
+    if (e.name.size() < 6 || e.name.substr(e.name.size() - 5) != ".json") {
+      continue;
+    }
+    auto text = platform::read_file(dir / e.name, kb::k_max_kb_file);
+    if (!text) {
+      return make_error(text.error().code, fmt::format("--kb-dir: {}", text.error().message));
+    }
+    out.push_back({e.name, std::move(*text), (dir / e.name).string()});
+  }
+  return out;
+}
+
+} // namespace
+
 kb::KnowledgeBase load_kb(const TargetOptions& target) {
-  auto kb = target.kb_dir.empty() ? kb::KnowledgeBase::load_embedded()
-                                  : kb::KnowledgeBase::load_with_overrides(target.kb_dir);
+  auto kb = [&]() -> Expected<kb::KnowledgeBase> {
+    if (target.kb_dir.empty()) {
+      return kb::KnowledgeBase::load_embedded();
+    }
+    auto files = read_kb_dir(target.kb_dir);
+    if (!files) {
+      return tl::unexpected(files.error());
+    }
+    return kb::KnowledgeBase::load_with_overrides(*files);
+  }();
   if (!kb) {
     throw CommandError{target.kb_dir.empty() ? k_exit_internal : k_exit_usage,
                        fmt::format("knowledge base: {}", kb.error().message)};
@@ -60,16 +92,16 @@ platform::SysRoot make_root(const TargetOptions& target) {
     }
     return platform::SysRoot("/", std::move(env), platform::host_os(), true);
   }
-  auto kind = util::kind_of(target.sysroot);
-  if (!kind || (*kind != util::FileKind::directory && *kind != util::FileKind::symlink)) {
+  auto kind = platform::kind_of(target.sysroot);
+  if (!kind || (*kind != platform::FileKind::directory && *kind != platform::FileKind::symlink)) {
     throw CommandError{k_exit_usage, fmt::format("--sysroot {}: not a directory", target.sysroot)};
   }
   return platform::SysRoot(
       target.sysroot, platform::Environment(*assignments), platform::OsFamily::linux, false);
 }
 
-facts::CollectOptions collect_options(const TargetOptions& target) {
-  facts::CollectOptions options;
+collect::CollectOptions collect_options(const TargetOptions& target) {
+  collect::CollectOptions options;
   options.tool_version = DOCTOR_VERSION;
   options.sysroot_label = target.sysroot.empty() ? "/" : target.sysroot;
   options.query_nvml = !target.no_nvml;
@@ -85,9 +117,9 @@ facts::CollectOptions collect_options(const TargetOptions& target) {
 
 facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase& kb) {
   const platform::SysRoot root = make_root(target);
-  facts::CollectOptions options = collect_options(target);
+  collect::CollectOptions options = collect_options(target);
   options.kb = &kb;
-  return facts::collect(root, options);
+  return collect::collect(root, options);
 }
 
 facts::Facts load_snapshot(const std::string& path) {
@@ -95,7 +127,7 @@ facts::Facts load_snapshot(const std::string& path) {
   if (path == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   } else {
-    auto data = util::read_file(path, k_max_snapshot);
+    auto data = platform::read_file(path, k_max_snapshot);
     if (!data) {
       throw CommandError{k_exit_usage, fmt::format("--snapshot {}", data.error().message)};
     }
@@ -114,7 +146,7 @@ void write_output(const std::string& path, const std::string& text) {
     std::fflush(stdout);
     return;
   }
-  if (auto written = util::write_file(path, text); !written) {
+  if (auto written = platform::write_file(path, text); !written) {
     throw CommandError{k_exit_usage, fmt::format("-o {}", written.error().message)};
   }
 }

@@ -3,7 +3,7 @@
 
 #include "options.hpp"
 
-#include <doctor/facts/collect.hpp>
+#include <doctor/collect/collect.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/platform/sysroot.hpp>
 
@@ -26,7 +26,7 @@ platform::SysRoot make_root(const TargetOptions& target);
 
 // Collection settings from the command line (NVML, probe timeout, --verify, the doctor's own
 // executable for probe children).
-facts::CollectOptions collect_options(const TargetOptions& target);
+collect::CollectOptions collect_options(const TargetOptions& target);
 
 // Collects the facts of the machine or --sysroot tree that `target` names.
 facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase& kb);

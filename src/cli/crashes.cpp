@@ -4,8 +4,8 @@
 #include "commands.hpp"
 #include "run.hpp"
 
+#include <doctor/collect/crash_evidence.hpp>
 #include <doctor/crash/analysis.hpp>
-#include <doctor/crash/collect.hpp>
 #include <doctor/kb/render.hpp>
 #include <doctor/report/crash_report.hpp>
 
@@ -22,11 +22,11 @@ void add_gpu_names(crash::MachineContext& machine,
                    const TargetOptions& target,
                    const kb::KnowledgeBase& kb) {
   const platform::SysRoot root = make_root(target);
-  facts::CollectOptions options = collect_options(target);
+  collect::CollectOptions options = collect_options(target);
   options.kb = &kb;
   options.only = {"pci"};
   options.query_nvml = false;
-  const facts::Facts facts = facts::collect(root, options);
+  const facts::Facts facts = collect::collect(root, options);
   if (!facts.pci) {
     return;
   }
@@ -52,13 +52,13 @@ int run_crashes(const CrashesOptions& options) {
   std::string target;
   if (options.from.empty()) {
     const platform::SysRoot root = make_root(options.target);
-    collected = crash::collect_machine(root, kb);
+    collected = collect::collect_machine(root, kb);
     target = options.target.sysroot.empty() ? "this machine" : "sysroot " + options.target.sysroot;
     if (root.os() == platform::OsFamily::linux) {
       add_gpu_names(collected.machine, options.target, kb);
     }
   } else {
-    collected = crash::collect_files(options.from, kb);
+    collected = collect::collect_files(options.from, kb);
     target =
         options.from.size() == 1 ? options.from[0] : fmt::format("{} inputs", options.from.size());
     const bool any_read =

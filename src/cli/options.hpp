@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/core/severity.hpp>
+#include <doctor/model/severity.hpp>
 #include <doctor/report/report.hpp>
 #include <doctor/util/error.hpp>
 

@@ -4,13 +4,14 @@
 #include "commands.hpp"
 #include "run.hpp"
 
-#include <doctor/facts/collect.hpp>
+#include <doctor/collect/collect.hpp>
+#include <doctor/collect/sysroot_probe.hpp>
 #include <doctor/loader/analysis.hpp>
-#include <doctor/loader/sysroot_probe.hpp>
 #include <doctor/platform/environment.hpp>
+#include <doctor/platform/file.hpp>
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/sysroot.hpp>
-#include <doctor/util/file.hpp>
+#include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -46,7 +47,7 @@ std::string describe_copy(const platform::SysRoot& root,
     }
   }
   if (!in_inventory && !c.real_path.empty()) {
-    if (auto v = facts::cudnn_library_version(root, c.real_path)) {
+    if (auto v = collect::cudnn_library_version(root, c.real_path)) {
       parts.push_back("cuDNN " + v->str());
     }
   }
@@ -68,10 +69,10 @@ std::string as_inner_path(const platform::SysRoot& root, const std::string& arg)
     std::error_code ec;
     const auto absolute = std::filesystem::absolute(arg, ec);
     if (!ec) {
-      return platform::normalize_path(absolute.generic_string());
+      return util::normalize_path(absolute.generic_string());
     }
   }
-  return platform::normalize_path(arg);
+  return util::normalize_path(arg);
 }
 
 std::string render_text(const platform::SysRoot& root,
@@ -242,7 +243,7 @@ int run_resolve(const ResolveOptions& options) {
   TargetOptions target = options.target;
   target.no_nvml = true;
   const platform::SysRoot root = make_root(target);
-  facts::CollectOptions copts = collect_options(target);
+  collect::CollectOptions copts = collect_options(target);
   // What the loader model needs: the environment, the architecture and the linker's settings;
   // cuDNN versions (through the toolkits and Python environments that lead to them) for display,
   // except in --tree mode, which only walks dependencies.
@@ -253,8 +254,8 @@ int run_resolve(const ResolveOptions& options) {
   if (!options.tree) {
     copts.only.insert(copts.only.end(), {"python", "cuda", "cudnn"});
   }
-  facts::Facts facts = facts::collect(root, copts);
-  loader::SysRootProbe probe(root);
+  facts::Facts facts = collect::collect(root, copts);
+  collect::SysRootProbe probe(root);
 
   if (options.tree) {
     if (options.format == report::Format::json) {

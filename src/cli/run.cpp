@@ -7,8 +7,8 @@
 #include "options.hpp"
 #include "resolve.hpp"
 
-#include <doctor/nvapi/nvml_probe.hpp>
 #include <doctor/platform/terminal.hpp>
+#include <doctor/probe/children.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -330,8 +330,10 @@ int parse_and_run(int argc, char** argv) {
 } // namespace
 
 int run(int argc, char** argv) {
-  if (argc == 2 && std::string(argv[1]) == nvapi::k_nvml_probe_argument) {
-    return nvapi::run_nvml_probe_child();
+  if (argc == 2) {
+    if (const probe::ChildProbe* child = probe::child_for_argument(argv[1])) {
+      return child->run();
+    }
   }
   platform::prepare_console();
   try {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The seed corpus in corpus/elf/ is synthetic: tests/fuzz/make_elf_seeds.py writes small
 // hand-made ELF headers and dynamic sections (no compiled programs are committed).
-#include <doctor/binfmt/elf.hpp>
+#include <doctor/formats/elf.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -9,15 +9,15 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  (void)doctor::binfmt::is_elf(bytes);
+  (void)doctor::formats::is_elf(bytes);
   // The exported-object lookup (cuDNN's version objects) walks .dynsym on its own.
-  for (const auto& obj : doctor::binfmt::read_elf_objects(
+  for (const auto& obj : doctor::formats::read_elf_objects(
            bytes, {"cudnn_ops_infer_version", "cudnn_ops_version", ""}, 64)) {
     volatile std::size_t m =
         obj.name.size() + obj.bytes.size() + static_cast<std::size_t>(obj.value.value_or(0));
     (void)m;
   }
-  auto info = doctor::binfmt::parse_elf(bytes);
+  auto info = doctor::formats::parse_elf(bytes);
   if (!info) {
     volatile std::size_t n = info.error().message.size();
     (void)n;

@@ -2,8 +2,8 @@
 // Random bytes through the event XML reader and the event mapping: parse_event_xml must return
 // records or an error, never crash, and every Observation it leads to must name its provider
 // and event id first and keep its lines bounded.
-#include <doctor/crash/event_xml.hpp>
 #include <doctor/crash/windows_events.hpp>
+#include <doctor/formats/event_xml.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +22,7 @@ void check(bool ok) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const auto records = doctor::crash::parse_event_xml(bytes, "fuzz");
+  const auto records = doctor::formats::parse_event_xml(bytes, "fuzz");
   if (!records) {
     check(!records.error().message.empty());
     return 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Random bytes through crash::parse_kernel_dump, the blame rules and the Observation. Whatever
+// Random bytes through formats::parse_kernel_dump, the blame rules and the Observation. Whatever
 // the input, indices must stay inside the module list, counts under their caps, and the
 // observation must carry a code and one line.
-#include <doctor/crash/kernel_dump.hpp>
+#include <doctor/crash/dump_observations.hpp>
+#include <doctor/formats/kernel_dump.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,9 @@ void check(bool ok) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace doctor;
   using namespace doctor::crash;
+  using namespace doctor::formats;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const auto dump = parse_kernel_dump(bytes);
   if (!dump) {

@@ -3,9 +3,9 @@
 // gunzip must not crash, and the results must keep their bounds: every message at most
 // k_max_kernel_text bytes, levels -1..7, at most 12 evidence lines per Observation, Xid and SXid
 // codes all digits, and the streaming reader must give the same lines as the vector one.
-#include <doctor/crash/gzip.hpp>
 #include <doctor/crash/kernel_events.hpp>
-#include <doctor/crash/kernel_log.hpp>
+#include <doctor/formats/gzip.hpp>
+#include <doctor/formats/kernel_log.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -25,18 +25,19 @@ void check(bool ok) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace doctor;
   using namespace doctor::crash;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  (void)looks_like_kernel_log(text.substr(0, 1024));
+  (void)formats::looks_like_kernel_log(text.substr(0, 1024));
 
-  const std::vector<KernelLine> lines = read_kernel_log(text, "fuzz");
-  for (const KernelLine& line : lines) {
-    check(line.text.size() <= k_max_kernel_text);
+  const std::vector<formats::KernelLine> lines = formats::read_kernel_log(text, "fuzz");
+  for (const formats::KernelLine& line : lines) {
+    check(line.text.size() <= formats::k_max_kernel_text);
     check(line.level >= -1 && line.level <= 7);
     check(line.origin.locator.rfind("line ", 0) == 0);
   }
   std::size_t streamed = 0;
-  read_kernel_log(text, "fuzz", [&](KernelLine&& line) {
+  formats::read_kernel_log(text, "fuzz", [&](formats::KernelLine&& line) {
     check(streamed < lines.size() && lines[streamed].text == line.text);
     ++streamed;
   });
@@ -52,8 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
 
-  if (looks_like_gzip(text)) {
-    auto out = gunzip(text, 1 << 20);
+  if (formats::looks_like_gzip(text)) {
+    auto out = formats::gunzip(text, 1 << 20);
     check(!out || out->size() <= (1U << 20));
   }
   return 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/binfmt/ld_so_cache.hpp>
+#include <doctor/formats/ld_so_cache.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -7,7 +7,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  auto records = doctor::binfmt::parse_ld_so_cache(bytes);
+  auto records = doctor::formats::parse_ld_so_cache(bytes);
   if (records) {
     for (const auto& r : *records) {
       // Every string must lie inside the input; touching them lets ASan check that.

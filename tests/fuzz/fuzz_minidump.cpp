@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Random bytes through crash::parse_minidump and its Observation. Whatever the input, counts stay
+// Random bytes through formats::parse_minidump and its Observation. Whatever the input, counts stay
 // under their caps, the faulting module holds the exception address, and the observation has
 // exactly one line.
-#include <doctor/crash/minidump.hpp>
+#include <doctor/crash/dump_observations.hpp>
+#include <doctor/formats/minidump.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +21,9 @@ void check(bool ok) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace doctor;
   using namespace doctor::crash;
+  using namespace doctor::formats;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const auto dump = parse_minidump(bytes);
   if (!dump) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/binfmt/pe.hpp>
+#include <doctor/formats/pe.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -7,9 +7,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  volatile bool looks_like_pe = doctor::binfmt::is_pe(bytes);
+  volatile bool looks_like_pe = doctor::formats::is_pe(bytes);
   (void)looks_like_pe;
-  auto info = doctor::binfmt::parse_pe(bytes);
+  auto info = doctor::formats::parse_pe(bytes);
   if (info) {
     // Every string must be a copy that lives on its own; touching them lets ASan check that.
     std::size_t n = info->machine_name.size();

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // One target for every parser of facts/python_literals.hpp and facts/python_files.hpp: the first
 // byte picks the parser, the rest is the file.
-#include <doctor/facts/python_files.hpp>
-#include <doctor/facts/python_literals.hpp>
+#include <doctor/formats/python_files.hpp>
+#include <doctor/formats/python_literals.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) {
     return 0;
   }
-  using namespace doctor::facts;
+  using namespace doctor::formats;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   switch (data[0] % 12) {
   case 0:

@@ -3,8 +3,8 @@
 // snapshot that loads must survive the checks and the reports.
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/runner.hpp>
-#include <doctor/facts/facts_json.hpp>
 #include <doctor/kb/knowledge_base.hpp>
+#include <doctor/model/facts_json.hpp>
 #include <doctor/report/report.hpp>
 
 #include <cstddef>

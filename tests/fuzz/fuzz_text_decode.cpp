@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Random bytes in random chunk sizes through explain::TextDecoder: the first byte picks the chunk
+// Random bytes in random chunk sizes through util::TextDecoder: the first byte picks the chunk
 // size (1-256) and a small line cap. Every line must be valid UTF-8 without LF, at most the cap
 // long, numbered in order, and the lines must equal those of one-chunk decoding.
-#include <doctor/explain/text_decode.hpp>
+#include <doctor/util/text_decode.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -64,15 +64,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) {
     return 0;
   }
-  using namespace doctor::explain;
+  using namespace doctor;
   const std::size_t chunk = std::size_t{data[0]} + 1;
-  const std::size_t cap = data[0] % 2 == 0 ? 64 + data[0] : k_max_line_bytes;
+  const std::size_t cap = data[0] % 2 == 0 ? 64 + data[0] : util::k_max_line_bytes;
   const std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
 
-  std::vector<TextLine> lines;
+  std::vector<util::TextLine> lines;
   std::size_t last_number = 0;
-  TextDecoder decoder(
-      [&](const TextLine& line) {
+  util::TextDecoder decoder(
+      [&](const util::TextLine& line) {
         check(valid_utf8(line.text));
         check(line.text.size() <= cap);
         check(line.text.find('\n') == std::string_view::npos);
@@ -85,6 +85,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     decoder.feed(bytes.substr(i, chunk));
   }
   decoder.finish();
-  check(decode_all(bytes, cap).lines == lines);
+  check(util::decode_all(bytes, cap).lines == lines);
   return 0;
 }

@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Holds the source tree to its layering rules (docs/architecture.md):
+"""Holds the source tree to its layers (docs/architecture.md).
 
-1. No file outside src/doctor/platform/linux/ and src/doctor/platform/windows/ includes a POSIX or
-   Windows header: platform code lives in whole files chosen by CMake.
-2. Layers only include downwards: util <- platform <- core (binfmt, nvapi, facts, kb, core,
-   loader, checks, report) <- cli.
-3. Checks, the knowledge base, findings and reports are pure: they never include the platform
-   layer or the collectors, directly or through the headers they include, so a snapshot gives
-   the same findings anywhere.
+Usage: check_layering.py REPO_ROOT
+
+The layers are the libraries of src/doctor/CMakeLists.txt, one per folder, and the calls
+doctor_library(<folder> SOURCES ... PUBLIC <libs> PRIVATE <libs>) say which may use which. This
+script reads that graph from the CMake file itself, so the lint and the link graph cannot
+disagree, and checks:
+
+1. No file outside src/doctor/platform/<os>/ includes a POSIX or Windows header: platform code
+   lives in whole files chosen by CMake.
+2. A file of folder F includes only headers of F and of the libraries F links (directly, or
+   through their PUBLIC dependencies); a header of F only those of F's PUBLIC dependencies, so
+   that whoever includes it can compile it.
+3. The pure layers never reach the platform layer, however the graph changes: a snapshot must
+   give the same findings anywhere.
+4. Every folder under src/doctor is a library, and every library's folder exists.
 """
 import os
 import re
@@ -16,74 +24,80 @@ import sys
 
 SYSTEM_HEADERS = re.compile(
     r"^(unistd|fcntl|dlfcn|link|poll|spawn|pthread|signal|dirent|pwd|grp|termios|windows|winbase|"
-    r"winnt|winreg|shlwapi|psapi|tlhelp32|io|direct|bcrypt|wincrypt|dbghelp)\.h$|^(sys|linux|arpa|netinet)/")
-LAYER = {"util": 0, "platform": 1, "binfmt": 2, "nvapi": 2, "facts": 2, "kb": 2, "explain": 2, "crash": 2, "core": 2, "loader": 2,
-         "checks": 2, "report": 2}
-PURE = {"checks", "kb", "core", "report", "explain"}
+    r"winnt|winreg|shlwapi|psapi|tlhelp32|io|direct|bcrypt|wincrypt|dbghelp|setupapi|cfgmgr32|"
+    r"winevt|evntprov)\.h$|^(sys|linux|arpa|netinet)/")
+PURE = {"util", "formats", "model", "kb", "loader", "crash", "checks", "explain", "report"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+CALL = re.compile(r"doctor_library\((\w+)(.*?)\)", re.S)
 
 
-def doctor_includes(path):
-    out = []
-    for line in open(path, encoding="utf-8"):
-        m = INCLUDE.match(line)
-        if m and m.group(1).startswith("doctor/"):
-            out.append(m.group(1))
+def read_graph(cmake_file):
+    """{folder: (public deps, private deps)} from the doctor_library() calls."""
+    text = re.sub(r"#.*", "", open(cmake_file, encoding="utf-8").read())
+    graph = {}
+    for m in CALL.finditer(text):
+        folder, body = m.group(1), m.group(2)
+        if folder == "folder":  # the function definition itself
+            continue
+        sections = {"SOURCES": [], "PUBLIC": [], "PRIVATE": []}
+        current = None
+        for word in body.split():
+            if word in sections:
+                current = word
+            elif current:
+                sections[current].append(word)
+        deps = lambda ws: {w[len("doctor_"):] for w in ws if w.startswith("doctor_")}
+        graph[folder] = (deps(sections["PUBLIC"]), deps(sections["PRIVATE"]))
+    return graph
+
+
+def public_closure(graph, folder, seen=None):
+    seen = set() if seen is None else seen
+    for dep in graph.get(folder, (set(), set()))[0]:
+        if dep not in seen:
+            seen.add(dep)
+            public_closure(graph, dep, seen)
+    return seen
+
+
+def visible(graph, folder, header):
+    """Folders a file of `folder` may include: its own, its deps and their PUBLIC closures."""
+    public, private = graph[folder]
+    direct = public if header else public | private
+    out = {folder}
+    for dep in direct:
+        out.add(dep)
+        out |= public_closure(graph, dep)
     return out
 
 
-def impure_through_headers(src):
-    """Rule 3 through headers: a pure file that includes a header that (at any depth) includes the
-    platform layer or the collectors reads the machine just the same."""
-    graph = {}
-    for dirpath, _, files in os.walk(os.path.join(src, "doctor")):
-        for name in files:
-            if name.endswith(".hpp"):
-                path = os.path.join(dirpath, name)
-                graph["doctor/" + os.path.relpath(path, os.path.join(src, "doctor")).replace(os.sep, "/")] = \
-                    doctor_includes(path)
-
-    def impure(header, seen):
-        if header.startswith("doctor/platform/") or header == "doctor/facts/collect.hpp":
-            return [header]
-        if header in seen:
-            return None
-        seen.add(header)
-        for inc in graph.get(header, []):
-            chain = impure(inc, seen)
-            if chain:
-                return [header] + chain
-        return None
-
-    problems = []
-    for dirpath, _, files in os.walk(os.path.join(src, "doctor")):
-        for name in files:
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, src).replace(os.sep, "/")
-            if rel.split("/")[1] not in PURE or not name.endswith((".cpp", ".hpp")):
-                continue
-            for header in doctor_includes(path):
-                if header.startswith("doctor/platform/") or header == "doctor/facts/collect.hpp":
-                    continue  # reported by the direct rule
-                chain = impure(header, set())
-                if chain:
-                    problems.append(f"src/{rel}: #include {header}: pure code reaches "
-                                    f"{chain[-1]} through {' -> '.join(chain)}")
-    return problems
-
-
 def main():
-    src = os.path.join(sys.argv[1], "src")
+    root = sys.argv[1]
+    src = os.path.join(root, "src")
+    graph = read_graph(os.path.join(src, "doctor", "CMakeLists.txt"))
     problems = []
+    folders = {d for d in os.listdir(os.path.join(src, "doctor"))
+               if os.path.isdir(os.path.join(src, "doctor", d))}
+    for folder in sorted(folders - set(graph)):
+        problems.append(f"src/doctor/{folder}: a folder without a doctor_library() in "
+                        "src/doctor/CMakeLists.txt")
+    for folder in sorted(set(graph) - folders):
+        problems.append(f"src/doctor/CMakeLists.txt: doctor_library({folder}) has no folder")
+    for folder in sorted(PURE & set(graph)):
+        reach = visible(graph, folder, header=False)
+        for bad in ("platform", "collect", "probe"):
+            if bad in reach:
+                problems.append(f"src/doctor/CMakeLists.txt: {folder} is pure but links {bad}")
     for dirpath, _, files in os.walk(src):
-        for name in files:
-            if not name.endswith((".cpp", ".hpp")):
+        for name in sorted(files):
+            if not name.endswith((".cpp", ".hpp", ".inc")):
                 continue
             path = os.path.join(dirpath, name)
             rel = os.path.relpath(path, src).replace(os.sep, "/")
             parts = rel.split("/")
             platform_file = rel.startswith(("doctor/platform/linux/", "doctor/platform/windows/"))
-            layer = parts[1] if parts[0] == "doctor" else "cli"
+            folder = parts[1] if parts[0] == "doctor" and len(parts) > 2 else None
+            allowed = visible(graph, folder, name.endswith(".hpp")) if folder in graph else None
             for lineno, line in enumerate(open(path, encoding="utf-8"), 1):
                 m = INCLUDE.match(line)
                 if not m:
@@ -92,15 +106,13 @@ def main():
                 where = f"src/{rel}:{lineno}: #include {header}"
                 if SYSTEM_HEADERS.search(header) and not platform_file:
                     problems.append(f"{where}: a POSIX/Windows header outside platform/<os>/")
-                if header.startswith("doctor/"):
-                    target = header.split("/")[1]
-                    if layer == "cli":
-                        continue
-                    if target == "cli" or LAYER.get(target, 99) > LAYER.get(layer, -1):
-                        problems.append(f"{where}: layer {layer} must not include layer {target}")
-                    if layer in PURE and (target == "platform" or header == "doctor/facts/collect.hpp"):
-                        problems.append(f"{where}: {layer} is pure and must not read the machine")
-    problems += impure_through_headers(src)
+                if allowed is None or not header.startswith("doctor/"):
+                    continue
+                target = header.split("/")[1]
+                if target not in allowed:
+                    kind = "a header of" if name.endswith(".hpp") else "a file of"
+                    problems.append(f"{where}: {kind} {folder} must not include {target} "
+                                    f"({folder} may use: {', '.join(sorted(allowed - {folder}))})")
     for p in problems:
         print(p)
     print(f"layering: {len(problems)} problem(s)")

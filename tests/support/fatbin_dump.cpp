@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Test-only tool: prints what binfmt::read_fatbin_file reads from each ELF or PE file given on the
+// Test-only tool: prints what collect::read_fatbin_file reads from each ELF or PE file given on the
 // command line, as a JSON array (one object per file, in order): the fatbin section, the distinct
 // and the common architectures, entry counts, problems, and the milliseconds the read took. Exits
 // 0 when every file was read, 1 when one was not (its object holds "error"), 2 on usage errors.
-#include <doctor/binfmt/fatbin.hpp>
+#include <doctor/collect/binary_reader.hpp>
+#include <doctor/formats/fatbin.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -16,19 +17,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: fatbin_dump FILE...\n");
     return 2;
   }
-  namespace binfmt = doctor::binfmt;
+  namespace collect = doctor::collect;
+  namespace formats = doctor::formats;
   auto out = nlohmann::ordered_json::array();
   int status = 0;
   for (int i = 1; i < argc; ++i) {
     nlohmann::ordered_json j;
     j["path"] = argv[i];
     const auto start = std::chrono::steady_clock::now();
-    auto file = binfmt::read_fatbin_file(argv[i]);
+    auto file = collect::read_fatbin_file(argv[i]);
     std::vector<std::string> archs;
     std::vector<std::string> common;
     if (file) {
-      archs = binfmt::fatbin_archs(file->fatbin);
-      common = binfmt::fatbin_common_archs(file->fatbin);
+      archs = formats::fatbin_archs(file->fatbin);
+      common = formats::fatbin_common_archs(file->fatbin);
     }
     const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
     if (file) {
@@ -42,8 +44,8 @@ int main(int argc, char** argv) {
       std::size_t ptx = 0;
       std::size_t compressed = 0;
       for (const auto& e : file->fatbin.entries) {
-        sass += e.kind == binfmt::FatbinKind::sass ? 1 : 0;
-        ptx += e.kind == binfmt::FatbinKind::ptx ? 1 : 0;
+        sass += e.kind == formats::FatbinKind::sass ? 1 : 0;
+        ptx += e.kind == formats::FatbinKind::ptx ? 1 : 0;
         compressed += e.compressed ? 1 : 0;
       }
       j["sass_entries"] = sass;

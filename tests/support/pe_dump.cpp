@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Test-only tool: prints what binfmt::parse_pe reads from each PE file given on the command line,
+// Test-only tool: prints what formats::parse_pe reads from each PE file given on the command line,
 // as a JSON array (one object per file, in order), so script tests can check real DLLs through the
 // C++ reader. Exits 0 when every file parsed, 1 when one did not (its object holds "error"), 2 on
 // usage errors.
-#include <doctor/binfmt/pe.hpp>
+#include <doctor/formats/pe.hpp>
 #include <doctor/platform/mapped_file.hpp>
 
 #include <nlohmann/json.hpp>
@@ -13,7 +13,7 @@
 
 namespace {
 
-nlohmann::ordered_json to_json(const doctor::binfmt::PeInfo& pe) {
+nlohmann::ordered_json to_json(const doctor::formats::PeInfo& pe) {
   nlohmann::ordered_json j;
   j["machine"] = pe.machine;
   j["machine_name"] = pe.machine_name;
@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
     nlohmann::ordered_json entry;
     entry["path"] = argv[i];
     auto file = doctor::platform::MappedFile::open(argv[i]);
-    auto pe = file ? doctor::binfmt::parse_pe(file->data())
-                   : doctor::Expected<doctor::binfmt::PeInfo>(tl::unexpect, file.error());
+    auto pe = file ? doctor::formats::parse_pe(file->data())
+                   : doctor::Expected<doctor::formats::PeInfo>(tl::unexpect, file.error());
     if (pe) {
       entry.update(to_json(*pe));
     } else {

@@ -10,8 +10,8 @@
 // and what to run: "requests" (resolve_windows), "frameworks" (simulate_windows_framework, in the
 // Python process "python") and "extensions" (simulate_python_extension). Windows paths are mapped
 // onto the host tree without regard to case, as NTFS looks names up; PE headers are read with
-// facts::read_binary. Exits 0 on success, 2 on a bad description or an ambiguous tree.
-#include <doctor/facts/binary_reader.hpp>
+// collect::read_binary. Exits 0 on success, 2 on a bad description or an ambiguous tree.
+#include <doctor/collect/binary_reader.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/loader/windows_frameworks.hpp>
 #include <doctor/loader/windows_search.hpp>
@@ -85,8 +85,8 @@ public:
       if (!entries) {
         return Mapped{};
       }
-      const doctor::util::DirEntry* hit = nullptr;
-      for (const doctor::util::DirEntry& e : *entries) {
+      const doctor::platform::DirEntry* hit = nullptr;
+      for (const doctor::platform::DirEntry& e : *entries) {
         if (doctor::util::to_lower(e.name) != part) {
           continue;
         }
@@ -101,7 +101,7 @@ public:
       }
       out.inner += (out.inner.back() == '/' ? "" : "/") + hit->name;
       out.windows += (out.windows.back() == '\\' ? "" : "\\") + hit->name;
-      out.is_dir = hit->kind == doctor::util::FileKind::directory;
+      out.is_dir = hit->kind == doctor::platform::FileKind::directory;
     }
     return out;
   }
@@ -134,7 +134,7 @@ public:
       auto& slot = m_binaries[m.windows];
       if (!slot) {
         slot = std::make_unique<doctor::facts::BinaryInfo>(
-            doctor::facts::read_binary(*m.root, m.inner));
+            doctor::collect::read_binary(*m.root, m.inner));
       }
       st.binary = slot.get();
     }
@@ -149,8 +149,8 @@ public:
     }
     std::vector<std::string> out;
     if (auto entries = m.root->list_dir(m.inner)) {
-      for (const doctor::util::DirEntry& e : *entries) {
-        if (e.kind == doctor::util::FileKind::regular) {
+      for (const doctor::platform::DirEntry& e : *entries) {
+        if (e.kind == doctor::platform::FileKind::regular) {
           out.push_back(e.name);
         }
       }

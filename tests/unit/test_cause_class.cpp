@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/core/cause_class.hpp>
-#include <doctor/core/severity.hpp>
+#include <doctor/model/cause_class.hpp>
+#include <doctor/model/severity.hpp>
 
 #include <gtest/gtest.h>
 

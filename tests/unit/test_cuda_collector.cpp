@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/collect.hpp>
+#include <doctor/collect/collect.hpp>
 
 #include <gtest/gtest.h>
 
@@ -38,7 +38,7 @@ void make_toolkit(const test::TempDir& t) {
 }
 
 std::vector<CudaToolkit> collect(const platform::SysRoot& root, Facts f = {}) {
-  facts::collect_cuda(root, facts::CollectOptions{}, f);
+  collect::collect_cuda(root, collect::CollectOptions{}, f);
   return f.cuda_toolkits;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/collect.hpp>
+#include <doctor/collect/collect.hpp>
 
 #include <gtest/gtest.h>
 
@@ -56,7 +56,7 @@ Facts base_facts() {
 }
 
 std::vector<CudnnInstall> collect(const platform::SysRoot& root, Facts f = base_facts()) {
-  facts::collect_cudnn(root, facts::CollectOptions{}, f);
+  collect::collect_cudnn(root, collect::CollectOptions{}, f);
   return f.cudnn;
 }
 
@@ -263,7 +263,7 @@ void make_toolkit_cudnn9(const test::TempDir& t) {
 }
 
 Facts with_toolkits(const platform::SysRoot& root, Facts f = base_facts()) {
-  facts::collect_cuda(root, facts::CollectOptions{}, f);
+  collect::collect_cuda(root, collect::CollectOptions{}, f);
   return f;
 }
 

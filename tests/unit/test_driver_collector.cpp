@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/collect.hpp>
+#include <doctor/collect/collect.hpp>
 
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ Facts collect(const platform::SysRoot& root, Facts f = {}) {
   if (f.linker.default_dirs.empty()) {
     f.linker.default_dirs = {"/lib/x86_64-linux-gnu", k_multiarch, "/lib", "/usr/lib"};
   }
-  facts::collect_driver(root, facts::CollectOptions{}, f);
+  collect::collect_driver(root, collect::CollectOptions{}, f);
   return f;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/binfmt/elf.hpp>
+#include <doctor/formats/elf.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -32,11 +32,11 @@
 namespace doctor {
 namespace {
 
-using binfmt::ElfInfo;
-using binfmt::ElfObject;
-using binfmt::ElfVersionNeed;
-using binfmt::parse_elf;
-using binfmt::read_elf_objects;
+using formats::ElfInfo;
+using formats::ElfObject;
+using formats::ElfVersionNeed;
+using formats::parse_elf;
+using formats::read_elf_objects;
 using Strings = std::vector<std::string>;
 
 constexpr std::uint64_t k_dt_needed = 1;
@@ -766,14 +766,14 @@ const std::filesystem::path k_cuda_lib = "/usr/local/cuda/lib64";
 
 TEST(elf, is_elf_checks_the_magic_only) {
   EXPECT_TRUE(
-      binfmt::is_elf("\x7f"
-                     "ELF"));
-  EXPECT_TRUE(binfmt::is_elf(build(full_spec()).bytes));
-  EXPECT_FALSE(binfmt::is_elf(""));
+      formats::is_elf("\x7f"
+                      "ELF"));
+  EXPECT_TRUE(formats::is_elf(build(full_spec()).bytes));
+  EXPECT_FALSE(formats::is_elf(""));
   EXPECT_FALSE(
-      binfmt::is_elf("\x7f"
-                     "EL"));
-  EXPECT_FALSE(binfmt::is_elf("MZ\x90"));
+      formats::is_elf("\x7f"
+                      "EL"));
+  EXPECT_FALSE(formats::is_elf("MZ\x90"));
 }
 
 TEST(elf, rejects_non_elf_data_and_truncated_headers_with_a_parse_error) {
@@ -797,11 +797,11 @@ TEST(elf, rejects_non_elf_data_and_truncated_headers_with_a_parse_error) {
 }
 
 TEST(elf, machine_names_follow_ldconfig_spelling) {
-  EXPECT_EQ(binfmt::elf_machine_name(62), "x86-64");
-  EXPECT_EQ(binfmt::elf_machine_name(183), "aarch64");
-  EXPECT_EQ(binfmt::elf_machine_name(3), "i386");
-  EXPECT_EQ(binfmt::elf_machine_name(21), "ppc64");
-  EXPECT_EQ(binfmt::elf_machine_name(0x1234), "machine 0x1234");
+  EXPECT_EQ(formats::elf_machine_name(62), "x86-64");
+  EXPECT_EQ(formats::elf_machine_name(183), "aarch64");
+  EXPECT_EQ(formats::elf_machine_name(3), "i386");
+  EXPECT_EQ(formats::elf_machine_name(21), "ppc64");
+  EXPECT_EQ(formats::elf_machine_name(0x1234), "machine 0x1234");
 }
 
 TEST(elf, reads_every_field_in_both_classes_and_byte_orders) {

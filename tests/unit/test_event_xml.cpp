@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/crash/event_xml.hpp>
+#include <doctor/formats/event_xml.hpp>
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 
 namespace {
 
-using doctor::crash::EventRecord;
-using doctor::crash::parse_event_xml;
+using doctor::formats::EventRecord;
+using doctor::formats::parse_event_xml;
 
 std::string read_fixture(const std::string& name) {
   std::ifstream in(std::string(DOCTOR_TEST_DATA) + "/crash/events/" + name, std::ios::binary);
@@ -174,7 +174,7 @@ TEST(EventXml, CapsNestingDepth) {
 }
 
 TEST(EventXml, ParsesSystemTimeForms) {
-  using doctor::crash::parse_system_time;
+  using doctor::formats::parse_system_time;
   EXPECT_EQ(parse_system_time("1970-01-01T00:00:00Z"), 0);
   EXPECT_EQ(parse_system_time("2024-07-22T10:11:12.1234567Z"), 1721643072123456LL);
   EXPECT_EQ(parse_system_time("2017-07-12 17:16:28.214161+00:00"), 1499879788214161LL);
@@ -182,7 +182,7 @@ TEST(EventXml, ParsesSystemTimeForms) {
   EXPECT_FALSE(parse_system_time("2024-13-22T10:11:12Z"));
   EXPECT_FALSE(parse_system_time("yesterday"));
   EXPECT_FALSE(parse_system_time("2024-07-22T10:11:12+02:00"));
-  EXPECT_EQ(doctor::crash::format_utc_usec(1721643072123456LL), "2024-07-22T10:11:12.123456Z");
+  EXPECT_EQ(doctor::formats::format_utc_usec(1721643072123456LL), "2024-07-22T10:11:12.123456Z");
 }
 
 } // namespace

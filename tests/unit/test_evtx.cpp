@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Expected counts and fields were checked independently with python-evtx 0.8 (walking every
 // chunk, since system.evtx is dirty and its header counts only 3 of its 15 chunks).
-#include <doctor/crash/evtx.hpp>
-#include <doctor/crash/evtx_binxml.hpp>
+#include <doctor/formats/evtx.hpp>
+#include <doctor/formats/evtx_binxml.hpp>
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 
 namespace {
 
-using doctor::crash::EventRecord;
-using doctor::crash::parse_evtx;
+using doctor::formats::EventRecord;
+using doctor::formats::parse_evtx;
 
 std::string read_shared(const std::string& name) {
   std::ifstream in(std::string(DOCTOR_SHARED_TESTDATA) + "/windows-evtx/" + name, std::ios::binary);
@@ -205,7 +205,7 @@ TEST(Evtx, RejectsOtherFilesAndSurvivesTruncation) {
 }
 
 TEST(Evtx, RendersValueTypesLikeTheEventLog) {
-  using doctor::crash::evtx_detail::render_value;
+  using doctor::formats::evtx_detail::render_value;
   using namespace std::string_literals;
   EXPECT_EQ(render_value(0x13, "\x01\x01\x00\x00\x00\x00\x00\x05\x12\x00\x00\x00"s), "S-1-5-18");
   EXPECT_EQ(render_value(0x0F, "\x3a\x3b\x1c\x33\x05\x20\xc2\x44\xac\x5e\x77\x22\x0c\x37\xd6\xb4"s),
@@ -221,7 +221,7 @@ TEST(Evtx, RendersValueTypesLikeTheEventLog) {
   EXPECT_EQ(render_value(0x12, "\xea\x07\x07\x00\x01\x00\x16\x00\x0a\x00\x0b\x00\x0c\x00\x7b\x00"s),
             "2026-07-22T10:11:12.1230000Z");
   EXPECT_EQ(render_value(0x08, "\x01"s), ""); // too short for its type
-  EXPECT_EQ(doctor::crash::evtx_detail::utf16_to_utf8("A\0\x3d\xd8\x00\xde\0\0B\0"s),
+  EXPECT_EQ(doctor::formats::evtx_detail::utf16_to_utf8("A\0\x3d\xd8\x00\xde\0\0B\0"s),
             "A\xF0\x9F\x98\x80");
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/facts_fixtures.hpp"
 
-#include <doctor/facts/facts_json.hpp>
+#include <doctor/model/facts_json.hpp>
 
 #include <gtest/gtest.h>
 

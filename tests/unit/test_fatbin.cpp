@@ -2,8 +2,9 @@
 #include "support/nvcc.hpp"
 #include "support/temp_tree.hpp"
 
-#include <doctor/binfmt/fatbin.hpp>
-#include <doctor/util/file.hpp>
+#include <doctor/collect/binary_reader.hpp>
+#include <doctor/formats/fatbin.hpp>
+#include <doctor/platform/file.hpp>
 
 #include <gtest/gtest.h>
 
@@ -24,10 +25,10 @@
 namespace doctor {
 namespace {
 
-using binfmt::FatbinEntry;
-using binfmt::FatbinInfo;
-using binfmt::FatbinKind;
-using binfmt::parse_fatbin;
+using formats::FatbinEntry;
+using formats::FatbinInfo;
+using formats::FatbinKind;
+using formats::parse_fatbin;
 using Strings = std::vector<std::string>;
 
 // ---------------------------------------------------------------------------------------------
@@ -112,7 +113,7 @@ TEST(Fatbin, ReadsOneContainerWithTwoEntries) {
   EXPECT_EQ(info.entries[1].version_minor, 8U);
   EXPECT_EQ(info.entries[1].offset, 16U + 64 + 24);
   EXPECT_EQ(names(info), (Strings{"sm_75", "compute_90"}));
-  EXPECT_EQ(binfmt::fatbin_archs(info), (Strings{"sm_75", "compute_90"}));
+  EXPECT_EQ(formats::fatbin_archs(info), (Strings{"sm_75", "compute_90"}));
 }
 
 TEST(Fatbin, NamesArchSpecificAndFamilySpecificTargets) {
@@ -124,7 +125,7 @@ TEST(Fatbin, NamesArchSpecificAndFamilySpecificTargets) {
   EXPECT_TRUE(info.problems.empty());
   EXPECT_EQ(names(info), (Strings{"sm_90a", "sm_100f", "compute_100a", "kind 16 arch 80"}));
   EXPECT_EQ(info.entries[3].kind, FatbinKind::other);
-  EXPECT_EQ(binfmt::fatbin_archs(info), (Strings{"sm_90a", "sm_100f", "compute_100a"}));
+  EXPECT_EQ(formats::fatbin_archs(info), (Strings{"sm_90a", "sm_100f", "compute_100a"}));
 }
 
 TEST(Fatbin, SortsArchitecturesNumericallyAndKeepsOnlyCommonOnesAsCommon) {
@@ -137,9 +138,9 @@ TEST(Fatbin, SortsArchitecturesNumericallyAndKeepsOnlyCommonOnesAsCommon) {
   EXPECT_TRUE(info.problems.empty()) << info.problems.front();
   EXPECT_EQ(info.containers, 2U);
   EXPECT_EQ(info.entries.back().container, 1U);
-  EXPECT_EQ(binfmt::fatbin_archs(info), (Strings{"sm_75", "sm_89", "sm_120", "compute_120"}));
-  EXPECT_EQ(binfmt::fatbin_common_archs(info), (Strings{"sm_75", "sm_120", "compute_120"}));
-  EXPECT_TRUE(binfmt::fatbin_common_archs(FatbinInfo{}).empty());
+  EXPECT_EQ(formats::fatbin_archs(info), (Strings{"sm_75", "sm_89", "sm_120", "compute_120"}));
+  EXPECT_EQ(formats::fatbin_common_archs(info), (Strings{"sm_75", "sm_120", "compute_120"}));
+  EXPECT_TRUE(formats::fatbin_common_archs(FatbinInfo{}).empty());
 }
 
 TEST(Fatbin, ReportsBadMagicAndKeepsWhatCameBefore) {
@@ -231,13 +232,13 @@ TEST(Fatbin, BoundsTheNumberOfEntries) {
 }
 
 TEST(Fatbin, ImageWithoutAFatbinSectionIsNotFound) {
-  EXPECT_EQ(binfmt::read_fatbin_image("plain text").error().code, ErrorCode::parse);
+  EXPECT_EQ(formats::read_fatbin_image("plain text").error().code, ErrorCode::parse);
   test::TempDir dir;
   const auto lib = dir.path() / "libplain.so";
   if (!test::make_elf_library(lib, "libplain.so")) {
     GTEST_SKIP() << "gcc cannot build an ELF library here";
   }
-  auto result = binfmt::read_fatbin_file(lib);
+  auto result = collect::read_fatbin_file(lib);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, ErrorCode::not_found);
 }
@@ -310,14 +311,14 @@ const CudaLibrary& cuda_library() {
 
 TEST(FatbinNvcc, ListsExactlyTheTargetsNvccWasGiven) {
   REQUIRE_CUDA_LIBRARY();
-  auto file = binfmt::read_fatbin_file(cuda_library().path);
+  auto file = collect::read_fatbin_file(cuda_library().path);
   ASSERT_TRUE(file) << file.error().message;
   EXPECT_EQ(file->format, "elf");
   EXPECT_EQ(file->section_name, ".nv_fatbin");
   EXPECT_GT(file->section_size, 0U);
   EXPECT_TRUE(file->fatbin.problems.empty()) << file->fatbin.problems.front();
-  EXPECT_EQ(binfmt::fatbin_archs(file->fatbin), (Strings{"sm_75", "sm_90", "compute_90"}));
-  EXPECT_EQ(binfmt::fatbin_common_archs(file->fatbin), (Strings{"sm_75", "sm_90", "compute_90"}));
+  EXPECT_EQ(formats::fatbin_archs(file->fatbin), (Strings{"sm_75", "sm_90", "compute_90"}));
+  EXPECT_EQ(formats::fatbin_common_archs(file->fatbin), (Strings{"sm_75", "sm_90", "compute_90"}));
   for (const FatbinEntry& e : file->fatbin.entries) {
     if (e.kind == FatbinKind::ptx) {
       // CUDA 13.0 writes PTX ISA 9.0; any toolkit this doctor meets writes 6.0 or later.
@@ -328,10 +329,10 @@ TEST(FatbinNvcc, ListsExactlyTheTargetsNvccWasGiven) {
 
 TEST(FatbinNvcc, ReadsTheSameFromMemoryAndFromFileAndReportsATruncatedCopy) {
   REQUIRE_CUDA_LIBRARY();
-  const auto bytes = util::read_file(cuda_library().path, std::size_t{64} << 20U);
+  const auto bytes = platform::read_file(cuda_library().path, std::size_t{64} << 20U);
   ASSERT_TRUE(bytes);
-  auto from_file = binfmt::read_fatbin_file(cuda_library().path);
-  auto from_memory = binfmt::read_fatbin_image(*bytes);
+  auto from_file = collect::read_fatbin_file(cuda_library().path);
+  auto from_memory = formats::read_fatbin_image(*bytes);
   ASSERT_TRUE(from_file && from_memory);
   EXPECT_EQ(from_file->fatbin.entries, from_memory->fatbin.entries);
   // A section header whose size runs past the end of the file (Elf64_Shdr: sh_offset at 24, then
@@ -348,15 +349,16 @@ TEST(FatbinNvcc, ReadsTheSameFromMemoryAndFromFileAndReportsATruncatedCopy) {
   test::TempDir dir;
   const auto path = dir.path() / "libdamaged.so";
   test::write_file(path, damaged);
-  for (const auto& result : {binfmt::read_fatbin_file(path), binfmt::read_fatbin_image(damaged)}) {
+  for (const auto& result :
+       {collect::read_fatbin_file(path), formats::read_fatbin_image(damaged)}) {
     ASSERT_TRUE(result) << result.error().message;
     ASSERT_FALSE(result->fatbin.problems.empty());
     EXPECT_NE(result->fatbin.problems[0].find("ends past the end of the"), std::string::npos)
         << result->fatbin.problems[0];
-    EXPECT_EQ(binfmt::fatbin_archs(result->fatbin), (Strings{"sm_75", "sm_90", "compute_90"}));
+    EXPECT_EQ(formats::fatbin_archs(result->fatbin), (Strings{"sm_75", "sm_90", "compute_90"}));
   }
   // Cut before its end, the file loses its section headers: no section, and the reason.
-  auto cut = binfmt::read_fatbin_image(std::string_view(*bytes).substr(0, bytes->size() / 2));
+  auto cut = formats::read_fatbin_image(std::string_view(*bytes).substr(0, bytes->size() / 2));
   ASSERT_FALSE(cut);
   EXPECT_EQ(cut.error().code, ErrorCode::not_found);
   EXPECT_NE(cut.error().message.find("(truncated?)"), std::string::npos) << cut.error().message;
@@ -370,9 +372,9 @@ TEST(FatbinNvcc, AgreesWithCuobjdump) {
   }
   const auto listing =
       run_capture(tool + " --list-elf --list-ptx '" + cuda_library().path.string() + "'");
-  auto file = binfmt::read_fatbin_file(cuda_library().path);
+  auto file = collect::read_fatbin_file(cuda_library().path);
   ASSERT_TRUE(file);
-  const auto archs = binfmt::fatbin_archs(file->fatbin);
+  const auto archs = formats::fatbin_archs(file->fatbin);
   EXPECT_EQ(std::set<std::string>(archs.begin(), archs.end()), cuobjdump_archs(listing)) << listing;
   // cuobjdump lists every entry once.
   std::size_t listed = 0;
@@ -393,10 +395,10 @@ TEST(FatbinNvcc, ReadsArchAndFamilySpecificTargets) {
                                "-gencode arch=compute_120,code=sm_120")) {
     GTEST_SKIP() << "this nvcc does not know sm_100f (CUDA 12.9 or later does)";
   }
-  auto file = binfmt::read_fatbin_file(path);
+  auto file = collect::read_fatbin_file(path);
   ASSERT_TRUE(file) << file.error().message;
   EXPECT_TRUE(file->fatbin.problems.empty());
-  EXPECT_EQ(binfmt::fatbin_archs(file->fatbin),
+  EXPECT_EQ(formats::fatbin_archs(file->fatbin),
             (Strings{"sm_90a", "sm_100f", "sm_120", "compute_90a", "compute_100f"}));
 }
 

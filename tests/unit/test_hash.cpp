@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/hash_cache.hpp>
+#include <doctor/collect/hash_cache.hpp>
 #include <doctor/platform/hash.hpp>
 
 #include <gtest/gtest.h>
@@ -82,41 +82,41 @@ TEST(hash, unreadable_file_is_a_permission_error) {
 }
 
 TEST(hash, pip_digest_converts_urlsafe_base64_to_hex) {
-  EXPECT_EQ(facts::hex_from_pip_digest("ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0"),
+  EXPECT_EQ(collect::hex_from_pip_digest("ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0"),
             k_sha256_abc);
-  EXPECT_EQ(facts::hex_from_pip_digest("47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU"),
+  EXPECT_EQ(collect::hex_from_pip_digest("47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU"),
             k_sha256_empty);
   // '-' and '_' are the urlsafe digits 62 and 63; padding is optional.
-  EXPECT_EQ(facts::hex_from_pip_digest("-_8"), "fbff");
-  EXPECT_EQ(facts::hex_from_pip_digest("-_8="), "fbff");
-  EXPECT_FALSE(facts::hex_from_pip_digest(""));
-  EXPECT_FALSE(facts::hex_from_pip_digest("a"));
-  EXPECT_FALSE(facts::hex_from_pip_digest("ab!d"));
+  EXPECT_EQ(collect::hex_from_pip_digest("-_8"), "fbff");
+  EXPECT_EQ(collect::hex_from_pip_digest("-_8="), "fbff");
+  EXPECT_FALSE(collect::hex_from_pip_digest(""));
+  EXPECT_FALSE(collect::hex_from_pip_digest("a"));
+  EXPECT_FALSE(collect::hex_from_pip_digest("ab!d"));
 }
 
 TEST(hash, recorded_digests_of_each_manager_parse) {
   const auto pip =
-      facts::parse_recorded_digest("sha256=ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0");
+      collect::parse_recorded_digest("sha256=ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0");
   ASSERT_TRUE(pip);
   EXPECT_EQ(pip->algorithm, HashAlgorithm::sha256);
   EXPECT_EQ(pip->hex, k_sha256_abc);
-  const auto conda = facts::parse_recorded_digest(
+  const auto conda = collect::parse_recorded_digest(
       "sha256:BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD");
   ASSERT_TRUE(conda);
   EXPECT_EQ(conda->hex, k_sha256_abc);
-  const auto dpkg = facts::parse_recorded_digest("md5:900150983cd24fb0d6963f7d28e17f72");
+  const auto dpkg = collect::parse_recorded_digest("md5:900150983cd24fb0d6963f7d28e17f72");
   ASSERT_TRUE(dpkg);
   EXPECT_EQ(dpkg->algorithm, HashAlgorithm::md5);
   EXPECT_EQ(dpkg->hex, "900150983cd24fb0d6963f7d28e17f72");
 }
 
 TEST(hash, recorded_digests_without_a_usable_value_are_rejected) {
-  EXPECT_FALSE(facts::parse_recorded_digest(""));
-  EXPECT_FALSE(facts::parse_recorded_digest("sha1=qZk-NkcGgWq6PiVxeFDCbJzQ2J0"));
-  EXPECT_FALSE(facts::parse_recorded_digest("sha256=AbC_-1"));                       // too short
-  EXPECT_FALSE(facts::parse_recorded_digest("md5:900150983cd24fb0d6963f7d28e17f7")); // 31 digits
-  EXPECT_FALSE(facts::parse_recorded_digest("md5:zz0150983cd24fb0d6963f7d28e17f72"));
-  EXPECT_FALSE(facts::parse_recorded_digest("sha256"));
+  EXPECT_FALSE(collect::parse_recorded_digest(""));
+  EXPECT_FALSE(collect::parse_recorded_digest("sha1=qZk-NkcGgWq6PiVxeFDCbJzQ2J0"));
+  EXPECT_FALSE(collect::parse_recorded_digest("sha256=AbC_-1"));                       // too short
+  EXPECT_FALSE(collect::parse_recorded_digest("md5:900150983cd24fb0d6963f7d28e17f7")); // 31 digits
+  EXPECT_FALSE(collect::parse_recorded_digest("md5:zz0150983cd24fb0d6963f7d28e17f72"));
+  EXPECT_FALSE(collect::parse_recorded_digest("sha256"));
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/hash_cache.hpp>
+#include <doctor/collect/hash_cache.hpp>
 #include <doctor/platform/file_stat.hpp>
 
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 namespace doctor {
 namespace {
 
-using facts::FileIdentity;
-using facts::HashCache;
+using collect::FileIdentity;
+using collect::HashCache;
 using platform::HashAlgorithm;
 
 constexpr const char* k_digest = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
@@ -160,15 +160,15 @@ platform::Environment env_of(std::map<std::string, std::string> vars) {
 }
 
 TEST(hash_cache, directory_comes_from_option_then_xdg_then_home) {
-  EXPECT_EQ(facts::cache_dir("/opt/c", env_of({{"XDG_CACHE_HOME", "/x"}})), "/opt/c");
-  EXPECT_EQ(facts::cache_dir({}, env_of({{"XDG_CACHE_HOME", "/x"}, {"HOME", "/h"}})),
+  EXPECT_EQ(collect::cache_dir("/opt/c", env_of({{"XDG_CACHE_HOME", "/x"}})), "/opt/c");
+  EXPECT_EQ(collect::cache_dir({}, env_of({{"XDG_CACHE_HOME", "/x"}, {"HOME", "/h"}})),
             std::filesystem::path("/x/cudnn-doctor"));
-  EXPECT_EQ(facts::cache_dir({}, env_of({{"XDG_CACHE_HOME", "rel"}, {"HOME", "/h"}})),
+  EXPECT_EQ(collect::cache_dir({}, env_of({{"XDG_CACHE_HOME", "rel"}, {"HOME", "/h"}})),
             std::filesystem::path("/h/.cache/cudnn-doctor"))
       << "a relative XDG_CACHE_HOME is ignored (XDG base directory spec)";
-  EXPECT_EQ(facts::cache_dir({}, env_of({{"LOCALAPPDATA", "C:/Users/u/AppData/Local"}})),
+  EXPECT_EQ(collect::cache_dir({}, env_of({{"LOCALAPPDATA", "C:/Users/u/AppData/Local"}})),
             std::filesystem::path("C:/Users/u/AppData/Local/cudnn-doctor"));
-  EXPECT_TRUE(facts::cache_dir({}, env_of({})).empty());
+  EXPECT_TRUE(collect::cache_dir({}, env_of({})).empty());
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/collect.hpp>
+#include <doctor/collect/collect.hpp>
 #include <doctor/platform/hash.hpp>
 
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 namespace doctor {
 namespace {
 
-using facts::CollectOptions;
+using collect::CollectOptions;
 using facts::Facts;
 using facts::FileVerification;
 using platform::HashAlgorithm;
@@ -110,7 +110,7 @@ TEST(integrity_collector, nothing_without_verify) {
   make_pip_tree(t);
   Facts f;
   f.python_envs.push_back(venv());
-  facts::collect_integrity(t.sysroot(), CollectOptions{}, f);
+  collect::collect_integrity(t.sysroot(), CollectOptions{}, f);
   EXPECT_FALSE(f.integrity.requested);
   EXPECT_TRUE(f.integrity.files.empty());
   EXPECT_EQ(f.integrity.files_hashed, 0U);
@@ -121,7 +121,7 @@ TEST(integrity_collector, pip_record_digests_and_sizes_are_compared) {
   make_pip_tree(t);
   Facts f;
   f.python_envs.push_back(venv());
-  facts::collect_integrity(t.sysroot(), verify_options(), f);
+  collect::collect_integrity(t.sysroot(), verify_options(), f);
   ASSERT_TRUE(f.integrity.requested);
   ASSERT_EQ(f.integrity.files.size(), 4U) << "four libraries; the header and RECORD are not";
   EXPECT_TRUE(std::is_sorted(f.integrity.files.begin(),
@@ -167,13 +167,13 @@ TEST(integrity_collector, cache_makes_the_second_run_hash_nothing) {
   const auto cache = t.at("/doctor-cache");
   Facts first;
   first.python_envs.push_back(venv());
-  facts::collect_integrity(t.sysroot(), verify_options(cache), first);
+  collect::collect_integrity(t.sysroot(), verify_options(cache), first);
   EXPECT_EQ(first.integrity.files_hashed, 4U);
   EXPECT_TRUE(std::filesystem::is_regular_file(cache / "hashes-v1.json"));
 
   Facts second;
   second.python_envs.push_back(venv());
-  facts::collect_integrity(t.sysroot(), verify_options(cache), second);
+  collect::collect_integrity(t.sysroot(), verify_options(cache), second);
   EXPECT_EQ(second.integrity.files_hashed, 0U);
   EXPECT_EQ(second.integrity.bytes_hashed, 0U);
   ASSERT_EQ(second.integrity.files.size(), first.integrity.files.size());
@@ -186,7 +186,7 @@ TEST(integrity_collector, cache_makes_the_second_run_hash_nothing) {
   t.write(std::string(k_lib) + "/libcudnn_graph.so.9", k_graph);
   Facts third;
   third.python_envs.push_back(venv());
-  facts::collect_integrity(t.sysroot(), verify_options(cache), third);
+  collect::collect_integrity(t.sysroot(), verify_options(cache), third);
   EXPECT_EQ(third.integrity.files_hashed, 1U);
   const auto* graph = find_file(third, std::string(k_lib) + "/libcudnn_graph.so.9");
   ASSERT_TRUE(graph && graph->actual);
@@ -195,7 +195,7 @@ TEST(integrity_collector, cache_makes_the_second_run_hash_nothing) {
   // --no-cache hashes everything again.
   Facts uncached;
   uncached.python_envs.push_back(venv());
-  facts::collect_integrity(t.sysroot(), verify_options(), uncached);
+  collect::collect_integrity(t.sysroot(), verify_options(), uncached);
   EXPECT_EQ(uncached.integrity.files_hashed, 4U);
 }
 
@@ -217,7 +217,7 @@ TEST(integrity_collector, dpkg_md5sums_are_compared_through_links_inside_the_roo
               + "  usr/share/doc/libcudnn9-cuda-12/copyright\n");
   t.write("/var/lib/dpkg/status", "Package: libcudnn9-cuda-12\nVersion: 9.1.0.70-1\n\n");
   Facts f;
-  facts::collect_integrity(t.sysroot(), verify_options(), f);
+  collect::collect_integrity(t.sysroot(), verify_options(), f);
   ASSERT_EQ(f.integrity.files.size(), 2U) << "the missing libcudnn_adv is not hashed";
   const auto* good = find_file(f, "/usr/lib/x86_64-linux-gnu/libcudnn.so.9.1.0");
   ASSERT_TRUE(good && good->actual);
@@ -251,7 +251,7 @@ TEST(integrity_collector, toolkit_tree_rearranged_from_wheels_is_verified) {
   toolkit.path = tk;
   toolkit.library_dirs = {tk + "/lib"};
   f.cuda_toolkits.push_back(toolkit);
-  facts::collect_integrity(t.sysroot(), verify_options(), f);
+  collect::collect_integrity(t.sysroot(), verify_options(), f);
   ASSERT_EQ(f.integrity.files.size(), 3U);
   EXPECT_EQ(f.integrity.files[0].path, tk + "/bin/nvcc");
   EXPECT_EQ(f.integrity.files[0].package, "nvidia-cuda-nvcc 13.0.88");
@@ -280,7 +280,7 @@ TEST(integrity_collector, conda_paths_data_are_compared) {
   env.prefix = prefix;
   env.kind = "conda";
   f.python_envs.push_back(env);
-  facts::collect_integrity(t.sysroot(), verify_options(), f);
+  collect::collect_integrity(t.sysroot(), verify_options(), f);
   ASSERT_EQ(f.integrity.files.size(), 1U);
   const FileVerification& v = f.integrity.files[0];
   EXPECT_EQ(v.manager, "conda");
@@ -305,7 +305,7 @@ TEST(integrity_collector, many_files_are_hashed_in_parallel_each_once) {
   Facts f;
   f.python_envs.push_back(venv());
   f.python_envs.push_back(venv()); // the same site-packages twice is read once
-  facts::collect_integrity(t.sysroot(), verify_options(), f);
+  collect::collect_integrity(t.sysroot(), verify_options(), f);
   ASSERT_EQ(f.integrity.files.size(), 40U);
   EXPECT_EQ(f.integrity.files_hashed, 40U);
   for (const FileVerification& v : f.integrity.files) {
@@ -324,7 +324,7 @@ TEST(integrity_collector, unreadable_library_is_unknown_with_the_reason) {
                                std::filesystem::perms::none);
   Facts f;
   f.python_envs.push_back(venv());
-  facts::collect_integrity(t.sysroot(), verify_options(), f);
+  collect::collect_integrity(t.sysroot(), verify_options(), f);
   const auto* ops = find_file(f, std::string(k_lib) + "/libcudnn_ops.so.9");
   ASSERT_TRUE(ops);
   ASSERT_FALSE(ops->actual);

@@ -3,7 +3,7 @@
 // JOURNAL_EXPORT_FORMATS) holding real kernel lines of ../shared/testdata, has
 // systemd-journal-remote turn it into a .journal file, and reads that back through libsystemd.
 // Linux only; skips when systemd-journal-remote, libsystemd.so.0 or the sample logs are absent.
-#include <doctor/crash/journal.hpp>
+#include <doctor/collect/linux/journal.hpp>
 
 #include <gtest/gtest.h>
 
@@ -149,14 +149,14 @@ protected:
 
 TEST_F(JournalTest, reads_kernel_lines_of_two_boots_in_order) {
   const fs::path file = make_journal(two_boots(), "remote.journal");
-  auto read = crash::read_journal({file.string()}, 100);
+  auto read = collect::read_journal({file.string()}, 100);
   REQUIRE_LIBSYSTEMD(read);
   ASSERT_TRUE(read) << read.error().message;
   EXPECT_NE(read->library.find("libsystemd"), std::string::npos) << read->library;
   ASSERT_EQ(read->lines.size(), 3U);
   EXPECT_EQ(read->boots, (std::vector<std::string>{k_boot_a, k_boot_b}));
 
-  const crash::JournalLine& first = read->lines[0];
+  const collect::JournalLine& first = read->lines[0];
   EXPECT_EQ(first.text, m_xid13);
   EXPECT_EQ(first.text.rfind("NVRM: Xid (PCI:0000:38:00): 13, ", 0), 0U) << first.text;
   EXPECT_EQ(first.level, 4);
@@ -171,7 +171,7 @@ TEST_F(JournalTest, reads_kernel_lines_of_two_boots_in_order) {
             "NVRM: GPU at PCI:0000:0a:00: GPU-760d0170-b7c5-6817-9414-6cc7112645de");
   EXPECT_EQ(read->lines[1].level, 6);
 
-  const crash::JournalLine& last = read->lines[2];
+  const collect::JournalLine& last = read->lines[2];
   EXPECT_EQ(last.text, m_xid119);
   EXPECT_NE(last.text.find("119, pid=2024380, name=nvidia-smi"), std::string::npos);
   EXPECT_EQ(last.level, 3);
@@ -182,14 +182,14 @@ TEST_F(JournalTest, reads_kernel_lines_of_two_boots_in_order) {
 
 TEST_F(JournalTest, keeps_the_newest_lines) {
   const fs::path file = make_journal(two_boots(), "remote.journal");
-  auto read = crash::read_journal({file.string()}, 2);
+  auto read = collect::read_journal({file.string()}, 2);
   REQUIRE_LIBSYSTEMD(read);
   ASSERT_TRUE(read) << read.error().message;
   ASSERT_EQ(read->lines.size(), 2U);
   EXPECT_EQ(read->lines[0].text.rfind("NVRM: GPU at PCI:0000:0a:00", 0), 0U);
   EXPECT_EQ(read->lines[1].text, m_xid119);
 
-  auto none = crash::read_journal({file.string()}, 0);
+  auto none = collect::read_journal({file.string()}, 0);
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->lines.empty());
   EXPECT_TRUE(none->boots.empty());
@@ -202,7 +202,7 @@ TEST_F(JournalTest, reads_a_directory_like_var_log_journal) {
   fs::create_directories(machine);
   fs::rename(file, machine / "system.journal");
   std::ofstream(machine / "notes.txt") << "not a journal";
-  auto read = crash::read_journal({(m_dir / "journal").string()}, 100);
+  auto read = collect::read_journal({(m_dir / "journal").string()}, 100);
   REQUIRE_LIBSYSTEMD(read);
   ASSERT_TRUE(read) << read.error().message;
   EXPECT_EQ(read->lines.size(), 3U);
@@ -210,14 +210,14 @@ TEST_F(JournalTest, reads_a_directory_like_var_log_journal) {
 }
 
 TEST_F(JournalTest, reports_missing_paths_and_empty_directories) {
-  auto missing = crash::read_journal({(m_dir / "nope.journal").string()}, 10);
+  auto missing = collect::read_journal({(m_dir / "nope.journal").string()}, 10);
   REQUIRE_LIBSYSTEMD(missing);
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, ErrorCode::not_found);
   EXPECT_NE(missing.error().message.find("nope.journal"), std::string::npos);
 
   fs::create_directories(m_dir / "empty");
-  auto empty = crash::read_journal({(m_dir / "empty").string()}, 10);
+  auto empty = collect::read_journal({(m_dir / "empty").string()}, 10);
   ASSERT_FALSE(empty);
   EXPECT_EQ(empty.error().code, ErrorCode::not_found);
   EXPECT_NE(empty.error().message.find("no journal files"), std::string::npos);
@@ -226,7 +226,7 @@ TEST_F(JournalTest, reports_missing_paths_and_empty_directories) {
 TEST_F(JournalTest, a_damaged_file_is_an_error_or_empty_never_a_crash) {
   const fs::path junk = m_dir / "junk.journal";
   std::ofstream(junk, std::ios::binary) << std::string(4096, 'L') << "LPKSHHRH garbage";
-  auto read = crash::read_journal({junk.string()}, 10);
+  auto read = collect::read_journal({junk.string()}, 10);
   REQUIRE_LIBSYSTEMD(read);
   if (read) {
     EXPECT_TRUE(read->lines.empty());

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/crash/kernel_dump.hpp>
+#include <doctor/crash/dump_observations.hpp>
+#include <doctor/formats/kernel_dump.hpp>
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,7 @@
 #include <iterator>
 #include <string>
 
-namespace doctor::crash {
+namespace doctor::formats {
 namespace {
 
 std::string shared_file(const std::string& name) {
@@ -115,8 +116,8 @@ TEST_F(TriageDump, StackScanFindsTheDriversBlueScreenViewShows) {
 TEST_F(TriageDump, ObservationCarriesCodeParamsAndBlame) {
   auto d = parse_kernel_dump(bytes);
   ASSERT_TRUE(d);
-  const Observation o = observe_kernel_dump(*d, Origin{"triage_x64.dmp", ""}, 2U);
-  EXPECT_EQ(o.kind, ObservationKind::bugcheck);
+  const crash::Observation o = crash::observe_kernel_dump(*d, Origin{"triage_x64.dmp", ""}, 2U);
+  EXPECT_EQ(o.kind, crash::ObservationKind::bugcheck);
   EXPECT_EQ(o.code, "0x7e");
   EXPECT_EQ(o.origin.locator, "header");
   EXPECT_EQ(o.when.uptime_usec, d->uptime_usec);
@@ -160,7 +161,7 @@ TEST_F(TriageDump, DerivedTdrFailureBlamesNvlddmkm) {
   ASSERT_TRUE(b.hit);
   EXPECT_EQ(b.hit->module->name, "nvlddmkm.sys");
   EXPECT_EQ(b.hit->offset, 0x1234U);
-  const Observation o = observe_kernel_dump(*d, Origin{"derived.dmp", ""}, 2U);
+  const crash::Observation o = crash::observe_kernel_dump(*d, Origin{"derived.dmp", ""}, 2U);
   EXPECT_EQ(o.code, "0x116");
   EXPECT_EQ(*o.field("raw_code"), "0x116");
   EXPECT_EQ(*o.field("module"), "nvlddmkm.sys");
@@ -247,7 +248,7 @@ TEST_F(TriageDump, TruncatedAndDamagedCopiesNeverCrash) {
   auto g = parse_kernel_dump(garbled);
   ASSERT_TRUE(g);
   EXPECT_FALSE(g->warnings.empty());
-  (void)observe_kernel_dump(*g, Origin{}, 2U);
+  (void)crash::observe_kernel_dump(*g, Origin{}, 2U);
 }
 
 TEST(KernelDump, RefusesUserModeMinidumps) {
@@ -288,7 +289,7 @@ TEST(KernelDump, ReadsASyntheticThirtyTwoBitHeader) {
   EXPECT_FALSE(d->crash_time_utc_usec); // 'PAGE' fill means unset
   EXPECT_FALSE(d->uptime_usec);
   EXPECT_FALSE(d->context_ip);
-  const Observation o = observe_kernel_dump(*d, Origin{"x.dmp", ""}, 4U);
+  const crash::Observation o = crash::observe_kernel_dump(*d, Origin{"x.dmp", ""}, 4U);
   EXPECT_EQ(o.code, "0xd1");
   EXPECT_EQ(*o.field("arch"), "x86");
   EXPECT_EQ(*o.field("dump_type"), "kernel");
@@ -307,4 +308,4 @@ TEST(KernelDump, MaskedCodeStripsTheExtendedFlag) {
 }
 
 } // namespace
-} // namespace doctor::crash
+} // namespace doctor::formats

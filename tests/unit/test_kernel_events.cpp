@@ -23,7 +23,7 @@ std::string read_all(const std::string& path) {
 }
 
 std::vector<Observation> observe_text(std::string_view text) {
-  return observe_kernel_lines(read_kernel_log(text, "test"));
+  return observe_kernel_lines(formats::read_kernel_log(text, "test"));
 }
 
 // Observations of a fixture in tests/unit/data/crash/kernel (real lines; README.md there).
@@ -557,7 +557,8 @@ TEST(KernelEvents, ScannerStreamsLikeTheVector) {
       "[1.000000] NVRM: GPU at PCI:0000:0a:00: GPU-1\n"
       "[1.000001] NVRM: Xid (PCI:0000:0A:00): 48, x\n";
   KernelEventScanner scanner;
-  read_kernel_log(text, "s", [&scanner](KernelLine&& line) { scanner.add(line); });
+  formats::read_kernel_log(
+      text, "s", [&scanner](formats::KernelLine&& line) { scanner.add(line); });
   const auto obs = scanner.take();
   ASSERT_EQ(obs.size(), 1U);
   EXPECT_EQ(*obs[0].field("uuid"), "GPU-1"); // PCI addresses compare without case

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Platform-neutral: pure text parsing (and zlib, where the build has it; the gzip tests skip
 // otherwise).
-#include <doctor/crash/gzip.hpp>
-#include <doctor/crash/kernel_log.hpp>
+#include <doctor/formats/gzip.hpp>
+#include <doctor/formats/kernel_log.hpp>
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 #  define DOCTOR_TEST_ZLIB 0
 #endif
 
-namespace doctor::crash {
+namespace doctor::formats {
 namespace {
 
 std::string read_all(const std::string& path) {
@@ -329,4 +329,4 @@ TEST(Gzip, RoundTripMultiMemberAndErrors) {
 }
 
 } // namespace
-} // namespace doctor::crash
+} // namespace doctor::formats

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/binfmt/ld_so_cache.hpp>
+#include <doctor/formats/ld_so_cache.hpp>
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 namespace doctor {
 namespace {
 
-using binfmt::parse_ld_so_cache;
+using formats::parse_ld_so_cache;
 
 constexpr std::int32_t k_x86_64_libc6 = 0x0303; // FLAG_ELF_LIBC6 | FLAG_X8664_LIB64
 constexpr std::int32_t k_aarch64_libc6 = 0x0a03;
@@ -153,13 +153,13 @@ const std::vector<Lib> k_libs = {
     {k_aarch64_libc6, "libz.so.1", "/usr/lib/aarch64-linux-gnu/libz.so.1", 0x1234567890ULL},
 };
 
-void expect_libs(const std::vector<binfmt::LdCacheRecord>& got, const std::vector<Lib>& want) {
+void expect_libs(const std::vector<formats::LdCacheRecord>& got, const std::vector<Lib>& want) {
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(got[i].name, want[i].key) << "entry " << i;
     EXPECT_EQ(got[i].path, want[i].value) << "entry " << i;
     EXPECT_EQ(got[i].flags, want[i].flags) << "entry " << i;
-    EXPECT_EQ(got[i].arch, binfmt::ld_cache_arch(want[i].flags)) << "entry " << i;
+    EXPECT_EQ(got[i].arch, formats::ld_cache_arch(want[i].flags)) << "entry " << i;
   }
 }
 
@@ -350,14 +350,14 @@ TEST(ld_so_cache, corrupted_bytes_never_crash) {
 }
 
 TEST(ld_so_cache, arch_names_follow_ldconfig) {
-  EXPECT_EQ(binfmt::ld_cache_arch(0x0303), "x86-64");
-  EXPECT_EQ(binfmt::ld_cache_arch(0x0a03), "aarch64");
-  EXPECT_EQ(binfmt::ld_cache_arch(0x0003), "i386");
-  EXPECT_EQ(binfmt::ld_cache_arch(0x0503), "ppc64");
-  EXPECT_EQ(binfmt::ld_cache_arch(0x0803), "x32");
-  EXPECT_EQ(binfmt::ld_cache_arch(0x0001), "libc5");
-  EXPECT_EQ(binfmt::ld_cache_arch(0x0000), "libc4");
-  EXPECT_EQ(binfmt::ld_cache_arch(0x7f03), "flags 0x7f03");
+  EXPECT_EQ(formats::ld_cache_arch(0x0303), "x86-64");
+  EXPECT_EQ(formats::ld_cache_arch(0x0a03), "aarch64");
+  EXPECT_EQ(formats::ld_cache_arch(0x0003), "i386");
+  EXPECT_EQ(formats::ld_cache_arch(0x0503), "ppc64");
+  EXPECT_EQ(formats::ld_cache_arch(0x0803), "x32");
+  EXPECT_EQ(formats::ld_cache_arch(0x0001), "libc5");
+  EXPECT_EQ(formats::ld_cache_arch(0x0000), "libc4");
+  EXPECT_EQ(formats::ld_cache_arch(0x7f03), "flags 0x7f03");
 }
 
 } // namespace

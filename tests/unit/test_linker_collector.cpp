@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/collect.hpp>
+#include <doctor/collect/collect.hpp>
 
 #include <gtest/gtest.h>
 
@@ -44,7 +44,7 @@ std::string ld_so_cache(const std::vector<std::pair<std::string, std::string>>& 
 }
 
 Facts collect(const platform::SysRoot& root, Facts f = {}) {
-  facts::collect_linker(root, facts::CollectOptions{}, f);
+  collect::collect_linker(root, collect::CollectOptions{}, f);
   return f;
 }
 

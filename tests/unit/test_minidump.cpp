@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/crash/minidump.hpp>
+#include <doctor/crash/dump_observations.hpp>
+#include <doctor/formats/minidump.hpp>
 
 #include <gtest/gtest.h>
 
@@ -8,7 +9,7 @@
 #include <iterator>
 #include <string>
 
-namespace doctor::crash {
+namespace doctor::formats {
 namespace {
 
 std::string shared_file(const std::string& name) {
@@ -28,7 +29,7 @@ std::string read_all(const std::string& path) {
   }                                                                                                \
   const std::string var = read_all(var##_path)
 
-std::string field(const Observation& o, std::string_view name) {
+std::string field(const crash::Observation& o, std::string_view name) {
   const std::string* v = o.field(name);
   return v == nullptr ? std::string("<none>") : *v;
 }
@@ -119,8 +120,8 @@ TEST(MiniDump, TestAppAccessViolation) {
   EXPECT_EQ(d->modules[1].version, "5.1.2600.2180");
   EXPECT_EQ(d->os_build, 2600U);
   EXPECT_EQ(d->arch, 0U);
-  const Observation o = observe_minidump(*d, Origin{"test.dmp", ""});
-  EXPECT_EQ(o.kind, ObservationKind::app_crash);
+  const crash::Observation o = crash::observe_minidump(*d, Origin{"test.dmp", ""});
+  EXPECT_EQ(o.kind, crash::ObservationKind::app_crash);
   EXPECT_EQ(o.code, "0xc0000005");
   EXPECT_EQ(field(o, "process"), "test_app.exe");
   EXPECT_EQ(field(o, "module"), "test_app.exe");
@@ -144,7 +145,7 @@ TEST(MiniDump, InvalidParameterCrash) {
   EXPECT_EQ(d->os_build, 17134U);
   EXPECT_EQ(d->arch, 9U);
   EXPECT_FALSE(d->faulting_module); // address 0
-  const Observation o = observe_minidump(*d, Origin{"x.dmp", ""});
+  const crash::Observation o = crash::observe_minidump(*d, Origin{"x.dmp", ""});
   EXPECT_EQ(o.code, "0xc000000d");
   EXPECT_EQ(field(o, "module"), "<none>");
   EXPECT_EQ(field(o, "os_build"), "17134");
@@ -162,7 +163,7 @@ TEST(MiniDump, CalcBreakpoint) {
   EXPECT_EQ(d->os_build, 7601U);
   ASSERT_TRUE(d->faulting_module);
   EXPECT_EQ(d->modules[*d->faulting_module].name, "ntdll.dll");
-  const Observation o = observe_minidump(*d, Origin{"calc.dmp", ""});
+  const crash::Observation o = crash::observe_minidump(*d, Origin{"calc.dmp", ""});
   EXPECT_EQ(o.code, "0x80000003");
   EXPECT_EQ(field(o, "process"), "calc.exe");
   EXPECT_EQ(field(o, "module"), "ntdll.dll");
@@ -184,7 +185,7 @@ TEST(MiniDump, MalformedFilesGiveAnErrorOrWarnings) {
     auto d = parse_minidump(read_all(path));
     if (d) {
       EXPECT_FALSE(d->warnings.empty()) << name;
-      (void)observe_minidump(*d, Origin{name, ""});
+      (void)crash::observe_minidump(*d, Origin{name, ""});
     } else {
       EXPECT_FALSE(d.error().message.empty()) << name;
     }
@@ -216,7 +217,7 @@ TEST(MiniDump, SyntheticCudnnCrashNamesTheCudnnModule) {
   EXPECT_TRUE(d->warnings.empty());
   ASSERT_EQ(d->modules.size(), 2U);
   ASSERT_EQ(d->faulting_module, 1U);
-  const Observation o = observe_minidump(*d, Origin{"python.exe.4242.dmp", ""});
+  const crash::Observation o = crash::observe_minidump(*d, Origin{"python.exe.4242.dmp", ""});
   EXPECT_EQ(o.code, "0xc0000005");
   EXPECT_EQ(field(o, "process"), "python.exe");
   EXPECT_EQ(field(o, "module"), "cudnn_cnn_infer64_8.dll");
@@ -242,16 +243,16 @@ TEST(MiniDump, TruncatedCopiesNeverCrash) {
     if (len < bytes.size()) {
       EXPECT_FALSE(d->warnings.empty()) << len;
     }
-    (void)observe_minidump(*d, Origin{});
+    (void)crash::observe_minidump(*d, Origin{});
   }
   std::string flipped = bytes;
   for (std::size_t i = 0x20; i < flipped.size(); i += 5) {
     flipped[i] = static_cast<char>(~flipped[i]);
     auto d = parse_minidump(flipped);
     ASSERT_TRUE(d) << i;
-    (void)observe_minidump(*d, Origin{});
+    (void)crash::observe_minidump(*d, Origin{});
   }
 }
 
 } // namespace
-} // namespace doctor::crash
+} // namespace doctor::formats

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/collect.hpp>
+#include <doctor/collect/collect.hpp>
 
 #include <gtest/gtest.h>
 
@@ -45,7 +45,7 @@ constexpr const char* k_debian_banner =
 
 Facts collect(const platform::SysRoot& root) {
   Facts f;
-  facts::collect_os(root, facts::CollectOptions{}, f);
+  collect::collect_os(root, collect::CollectOptions{}, f);
   return f;
 }
 

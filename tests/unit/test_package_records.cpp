@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/package_records.hpp>
+#include <doctor/collect/package_records.hpp>
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 namespace doctor {
 namespace {
 
-using facts::PackageIndex;
+using collect::PackageIndex;
 
 constexpr const char* k_sp = "/venv/lib/python3.11/site-packages";
 constexpr const char* k_pip_lib = "/venv/lib/python3.11/site-packages/nvidia/cudnn/lib";
@@ -241,10 +241,10 @@ TEST(package_records, gpu_package_names) {
                            "libcublas-12-4",
                            "libnvidia-compute-535",
                            "libcuda1"}) {
-    EXPECT_TRUE(facts::is_gpu_package_name(name)) << name;
+    EXPECT_TRUE(collect::is_gpu_package_name(name)) << name;
   }
   for (const char* name : {"numpy", "torch", "nvidia", "cuda", "pycuda", "libc6", "tensorflow"}) {
-    EXPECT_FALSE(facts::is_gpu_package_name(name)) << name;
+    EXPECT_FALSE(collect::is_gpu_package_name(name)) << name;
   }
 }
 

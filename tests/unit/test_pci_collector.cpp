@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/collect.hpp>
-#include <doctor/facts/pci_ids.hpp>
+#include <doctor/collect/collect.hpp>
+#include <doctor/formats/pci_ids.hpp>
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@ namespace doctor {
 namespace {
 
 using facts::Facts;
-using facts::lookup_pci_name;
+using formats::lookup_pci_name;
 
 // An excerpt of pciutils' pci.ids, with its tab-indented device and subsystem lines.
 constexpr const char* k_pci_ids =
@@ -49,7 +49,7 @@ void add_device(const test::TempDir& t,
 
 Facts collect(const platform::SysRoot& root) {
   Facts f;
-  facts::collect_pci(root, facts::CollectOptions{}, f);
+  collect::collect_pci(root, collect::CollectOptions{}, f);
   return f;
 }
 

@@ -4,7 +4,7 @@
 // built at test time with mingw-w64 (gcc, windres, dlltool), which skip cleanly without it. The
 // first kind is platform-neutral and also runs in the Windows build under wine; the second needs
 // a shell and the cross tools, so it is Linux-only.
-#include <doctor/binfmt/pe.hpp>
+#include <doctor/formats/pe.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -28,8 +28,8 @@
 namespace doctor {
 namespace {
 
-using binfmt::parse_pe;
-using binfmt::PeInfo;
+using formats::parse_pe;
+using formats::PeInfo;
 
 void put16(std::string& s, std::size_t at, std::uint16_t v) {
   if (s.size() < at + 2) {
@@ -332,7 +332,7 @@ PeInfo parse_ok(const std::string& file) {
 
 TEST(pe, reads_every_field_of_a_pe32_plus_dll) {
   const std::string file = full_synthetic().build();
-  EXPECT_TRUE(binfmt::is_pe(file));
+  EXPECT_TRUE(formats::is_pe(file));
   const PeInfo info = parse_ok(file);
   EXPECT_EQ(info.machine, 0x8664U);
   EXPECT_EQ(info.machine_name, "x64");
@@ -345,7 +345,7 @@ TEST(pe, reads_every_field_of_a_pe32_plus_dll) {
   EXPECT_FALSE(info.has_signature);
   EXPECT_EQ(info.problems, std::vector<std::string>{});
   ASSERT_TRUE(info.version.has_value());
-  binfmt::PeVersionInfo want;
+  formats::PeVersionInfo want;
   want.file_version = "8.9.4.19";
   want.product_version = "8.9.4.19";
   want.product_name = "NVIDIA cuDNN Library";
@@ -428,10 +428,10 @@ TEST(pe, non_pe_input_is_a_parse_error) {
     EXPECT_EQ(info.error().code, ErrorCode::parse);
     EXPECT_NE(info.error().message.find(message), std::string::npos) << info.error().message;
   }
-  EXPECT_FALSE(binfmt::is_pe(""));
-  EXPECT_FALSE(binfmt::is_pe(no_signature));
-  EXPECT_FALSE(binfmt::is_pe(far_header));
-  EXPECT_TRUE(binfmt::is_pe(good));
+  EXPECT_FALSE(formats::is_pe(""));
+  EXPECT_FALSE(formats::is_pe(no_signature));
+  EXPECT_FALSE(formats::is_pe(far_header));
+  EXPECT_TRUE(formats::is_pe(good));
 }
 
 TEST(pe, section_past_the_end_of_the_file_is_a_truncation_problem) {
@@ -757,7 +757,7 @@ TEST(pe, reads_a_dll_built_by_mingw) {
         << name;
   }
   ASSERT_TRUE(info.version.has_value());
-  binfmt::PeVersionInfo want;
+  formats::PeVersionInfo want;
   want.file_version = "8.9.7.29";
   want.product_version = "8.9.7";
   want.product_name = "NVIDIA CUDA Deep Neural Network library";

@@ -2,7 +2,7 @@
 #include "support/nvcc.hpp"
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/collect.hpp>
+#include <doctor/collect/collect.hpp>
 
 #include <gtest/gtest.h>
 
@@ -69,7 +69,7 @@ struct Machine {
 
   std::vector<PythonEnv> collect() const {
     Facts f;
-    facts::collect_python(tree.sysroot(env), facts::CollectOptions{}, f);
+    collect::collect_python(tree.sysroot(env), collect::CollectOptions{}, f);
     return f.python_envs;
   }
 };

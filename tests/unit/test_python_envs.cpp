@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/temp_tree.hpp"
 
-#include <doctor/facts/python_envs.hpp>
+#include <doctor/collect/python_envs.hpp>
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 namespace doctor {
 namespace {
 
-using facts::PythonCandidate;
+using collect::PythonCandidate;
 using facts::PythonEnv;
 
 constexpr const char* k_venv = "/home/u/venv";
@@ -41,10 +41,12 @@ struct Machine {
   }
 
   std::vector<PythonCandidate> candidates() const {
-    return facts::python_candidates(tree.sysroot(env));
+    return collect::python_candidates(tree.sysroot(env));
   }
 
-  std::vector<PythonEnv> discover() const { return facts::discover_python_envs(tree.sysroot(env)); }
+  std::vector<PythonEnv> discover() const {
+    return collect::discover_python_envs(tree.sysroot(env));
+  }
 };
 
 const PythonEnv* env_at(const std::vector<PythonEnv>& envs, std::string_view prefix) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/junk.hpp"
 
-#include <doctor/facts/python_literals.hpp>
+#include <doctor/formats/python_literals.hpp>
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 namespace doctor {
 namespace {
 
-using namespace facts; // NOLINT(google-build-using-namespace): test-local
+using namespace formats; // NOLINT(google-build-using-namespace): test-local
 
 // A file extracted from a real wheel (tests/unit/data/python/README.md names each wheel).
 std::string fixture(const std::string& name) {

@@ -2,6 +2,7 @@
 #include "support/temp_tree.hpp"
 
 #include <doctor/platform/sysroot.hpp>
+#include <doctor/util/paths.hpp>
 
 #include <gtest/gtest.h>
 
@@ -33,7 +34,7 @@ struct Tree {
   SysRoot sysroot() const { return test::fake_root(root, {{"PATH", "/usr/bin:/bin"}}); }
 };
 
-std::vector<std::string> names(const std::vector<util::DirEntry>& entries) {
+std::vector<std::string> names(const std::vector<platform::DirEntry>& entries) {
   std::vector<std::string> out;
   for (const auto& e : entries) {
     out.push_back(e.name);
@@ -181,7 +182,7 @@ TEST(sysroot, symlink_loop_is_reported) {
   EXPECT_FALSE(s.is_file("/a"));
   auto st = s.lstat("/a");
   ASSERT_TRUE(st);
-  EXPECT_EQ(st->kind, util::FileKind::symlink);
+  EXPECT_EQ(st->kind, platform::FileKind::symlink);
 }
 
 // Builds /l1 -> /l2 -> ... -> /l<n> -> /target: resolving /l1 follows n links.
@@ -218,7 +219,7 @@ TEST(sysroot, dangling_link_is_not_found_but_can_be_examined) {
   EXPECT_FALSE(s.stat("/usr/lib/libcudnn.so.9"));
   auto st = s.lstat("/usr/lib/libcudnn.so.9");
   ASSERT_TRUE(st);
-  EXPECT_EQ(st->kind, util::FileKind::symlink);
+  EXPECT_EQ(st->kind, platform::FileKind::symlink);
   EXPECT_EQ(s.read_link("/usr/lib/libcudnn.so.9"), "libcudnn.so.9.1.0");
 }
 
@@ -316,9 +317,9 @@ TEST(sysroot, list_dir_is_sorted_and_reports_entry_kinds_without_following) {
   auto entries = t.sysroot().list_dir("/d");
   ASSERT_TRUE(entries) << entries.error().message;
   EXPECT_EQ(names(*entries), (std::vector<std::string>{"alpha", "mid", "sub", "zeta"}));
-  EXPECT_EQ((*entries)[0].kind, util::FileKind::regular);
-  EXPECT_EQ((*entries)[1].kind, util::FileKind::symlink);
-  EXPECT_EQ((*entries)[2].kind, util::FileKind::directory);
+  EXPECT_EQ((*entries)[0].kind, platform::FileKind::regular);
+  EXPECT_EQ((*entries)[1].kind, platform::FileKind::symlink);
+  EXPECT_EQ((*entries)[2].kind, platform::FileKind::directory);
 }
 
 TEST(sysroot, list_dir_follows_links_inside_root) {
@@ -349,8 +350,8 @@ TEST(sysroot, lstat_does_not_follow_the_final_link_but_stat_does) {
   auto st = s.stat("/usr/lib/link");
   ASSERT_TRUE(l);
   ASSERT_TRUE(st);
-  EXPECT_EQ(l->kind, util::FileKind::symlink);
-  EXPECT_EQ(st->kind, util::FileKind::regular);
+  EXPECT_EQ(l->kind, platform::FileKind::symlink);
+  EXPECT_EQ(st->kind, platform::FileKind::regular);
   EXPECT_EQ(st->size, 5U);
 }
 
@@ -361,7 +362,7 @@ TEST(sysroot, lstat_follows_links_in_the_directory_part) {
   t.link("/opt/cuda", "/usr/local/cuda");
   auto l = t.sysroot().lstat("/usr/local/cuda/lib/libcudart.so.13");
   ASSERT_TRUE(l);
-  EXPECT_EQ(l->kind, util::FileKind::symlink);
+  EXPECT_EQ(l->kind, platform::FileKind::symlink);
   EXPECT_EQ(t.sysroot().read_link("/usr/local/cuda/lib/libcudart.so.13"), "libcudart.so.13.0.48");
 }
 
@@ -369,7 +370,7 @@ TEST(sysroot, lstat_of_root_is_the_root_directory) {
   Tree t;
   auto st = t.sysroot().lstat("/");
   ASSERT_TRUE(st);
-  EXPECT_EQ(st->kind, util::FileKind::directory);
+  EXPECT_EQ(st->kind, platform::FileKind::directory);
 }
 
 TEST(sysroot, read_link_of_a_regular_file_is_an_error) {
@@ -395,34 +396,34 @@ TEST(sysroot, is_dir_is_file_and_exists_follow_links) {
 }
 
 TEST(sysroot, join_path_uses_exactly_one_slash) {
-  EXPECT_EQ(platform::join_path("/usr/lib", "libc.so.6"), "/usr/lib/libc.so.6");
-  EXPECT_EQ(platform::join_path("/usr/lib/", "/libc.so.6"), "/usr/lib/libc.so.6");
-  EXPECT_EQ(platform::join_path("/usr/lib//", "//x"), "/usr/lib/x");
-  EXPECT_EQ(platform::join_path("/", "etc"), "/etc");
-  EXPECT_EQ(platform::join_path("/usr", "lib/x86_64-linux-gnu"), "/usr/lib/x86_64-linux-gnu");
+  EXPECT_EQ(util::join_path("/usr/lib", "libc.so.6"), "/usr/lib/libc.so.6");
+  EXPECT_EQ(util::join_path("/usr/lib/", "/libc.so.6"), "/usr/lib/libc.so.6");
+  EXPECT_EQ(util::join_path("/usr/lib//", "//x"), "/usr/lib/x");
+  EXPECT_EQ(util::join_path("/", "etc"), "/etc");
+  EXPECT_EQ(util::join_path("/usr", "lib/x86_64-linux-gnu"), "/usr/lib/x86_64-linux-gnu");
 }
 
 TEST(sysroot, parent_path_of_inner_paths) {
-  EXPECT_EQ(platform::parent_path("/a/b/c"), "/a/b");
-  EXPECT_EQ(platform::parent_path("/a"), "/");
-  EXPECT_EQ(platform::parent_path("/"), "/");
-  EXPECT_EQ(platform::parent_path("/a/b/"), "/a");
-  EXPECT_EQ(platform::parent_path("/a/./b/../c/d"), "/a/c");
+  EXPECT_EQ(util::parent_path("/a/b/c"), "/a/b");
+  EXPECT_EQ(util::parent_path("/a"), "/");
+  EXPECT_EQ(util::parent_path("/"), "/");
+  EXPECT_EQ(util::parent_path("/a/b/"), "/a");
+  EXPECT_EQ(util::parent_path("/a/./b/../c/d"), "/a/c");
 }
 
 TEST(sysroot, file_name_is_the_last_component) {
-  EXPECT_EQ(platform::file_name("/usr/lib/libcudnn.so.9"), "libcudnn.so.9");
-  EXPECT_EQ(platform::file_name("/usr/lib/"), "lib");
-  EXPECT_EQ(platform::file_name("name"), "name");
+  EXPECT_EQ(util::file_name("/usr/lib/libcudnn.so.9"), "libcudnn.so.9");
+  EXPECT_EQ(util::file_name("/usr/lib/"), "lib");
+  EXPECT_EQ(util::file_name("name"), "name");
 }
 
 TEST(sysroot, normalize_path_is_lexical_and_clamped_at_root) {
-  EXPECT_EQ(platform::normalize_path("/a//b/./c/"), "/a/b/c");
-  EXPECT_EQ(platform::normalize_path("/a/b/../../.."), "/");
-  EXPECT_EQ(platform::normalize_path("../../etc/passwd"), "/etc/passwd");
-  EXPECT_EQ(platform::normalize_path("relative/x"), "/relative/x");
-  EXPECT_EQ(platform::normalize_path(""), "/");
-  EXPECT_EQ(platform::normalize_path("/..."), "/...");
+  EXPECT_EQ(util::normalize_path("/a//b/./c/"), "/a/b/c");
+  EXPECT_EQ(util::normalize_path("/a/b/../../.."), "/");
+  EXPECT_EQ(util::normalize_path("../../etc/passwd"), "/etc/passwd");
+  EXPECT_EQ(util::normalize_path("relative/x"), "/relative/x");
+  EXPECT_EQ(util::normalize_path(""), "/");
+  EXPECT_EQ(util::normalize_path("/..."), "/...");
 }
 
 } // namespace

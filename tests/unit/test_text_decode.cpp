@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/explain/text_decode.hpp>
+#include <doctor/util/text_decode.hpp>
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace doctor::explain {
+namespace doctor::util {
 namespace {
 
 using Texts = std::vector<std::string>;
@@ -308,4 +308,4 @@ TEST(text_decode, encoding_names) {
 }
 
 } // namespace
-} // namespace doctor::explain
+} // namespace doctor::util

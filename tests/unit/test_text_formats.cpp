@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/facts/text_formats.hpp>
+#include <doctor/formats/text_formats.hpp>
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 namespace doctor {
 namespace {
 
-using namespace facts;
+using namespace formats;
 
 constexpr const char* k_proprietary =
     "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/crash/event_xml.hpp>
 #include <doctor/crash/windows_events.hpp>
+#include <doctor/formats/event_xml.hpp>
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ using doctor::crash::observe_events;
 std::vector<Observation> observe_fixture(const std::string& name) {
   std::ifstream in(std::string(DOCTOR_TEST_DATA) + "/crash/events/" + name, std::ios::binary);
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  auto records = doctor::crash::parse_event_xml(text, name);
+  auto records = doctor::formats::parse_event_xml(text, name);
   EXPECT_TRUE(records) << (records ? "" : records.error().message);
   return records ? observe_events(*records) : std::vector<Observation>{};
 }
@@ -200,7 +200,7 @@ TEST(WindowsEvents, ApplicationErrorPositionalWin10HangAndOpenGlTdr) {
 }
 
 TEST(WindowsEvents, WerAppCrashAndBexReadPInTheirOrder) {
-  doctor::crash::EventRecord r;
+  doctor::formats::EventRecord r;
   r.provider = "Windows Error Reporting";
   r.event_id = 1001;
   r.data = {{"EventName", "APPCRASH"},
@@ -236,7 +236,7 @@ TEST(WindowsEvents, WerAppCrashAndBexReadPInTheirOrder) {
 }
 
 TEST(WindowsEvents, MasksTheBugcheckExFlagAndKeepsTheRawCode) {
-  doctor::crash::EventRecord r;
+  doctor::formats::EventRecord r;
   r.provider = "Microsoft-Windows-Kernel-Power";
   r.event_id = 41;
   r.data = {{"BugcheckCode", "268435582"}}; // 0x1000007E
@@ -248,13 +248,13 @@ TEST(WindowsEvents, MasksTheBugcheckExFlagAndKeepsTheRawCode) {
 }
 
 TEST(WindowsEvents, SkipsUnrelatedEvents) {
-  doctor::crash::EventRecord r;
+  doctor::formats::EventRecord r;
   r.provider = "User32";
   r.event_id = 1074;
-  doctor::crash::EventRecord v;
+  doctor::formats::EventRecord v;
   v.provider = "volmgr";
   v.event_id = 46;
-  doctor::crash::EventRecord n;
+  doctor::formats::EventRecord n;
   n.provider = "NVIDIA OpenGL Driver";
   n.event_id = 1;
   n.data = {{"", "Unable to recover from a kernel exception. Error code: 3 (subcode 2)"}};

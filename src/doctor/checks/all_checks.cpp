@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "all_checks.hpp"
-
-#include "checks.hpp"
+#include <doctor/checks/all_checks.hpp>
+#include <doctor/checks/checks.hpp>
 
 #include <array>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/core/finding.hpp>
-#include <doctor/facts/facts.hpp>
 #include <doctor/kb/knowledge_base.hpp>
+#include <doctor/model/facts.hpp>
+#include <doctor/model/finding.hpp>
 
 #include <span>
 #include <string>

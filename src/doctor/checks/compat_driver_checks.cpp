@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "checks.hpp"
-#include "compat_facts.hpp"
-#include "helpers.hpp"
-
+#include <doctor/checks/checks.hpp>
+#include <doctor/checks/compat_facts.hpp>
+#include <doctor/checks/helpers.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <algorithm>

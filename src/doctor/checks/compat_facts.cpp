@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "compat_facts.hpp"
-
-#include "helpers.hpp"
-
+#include <doctor/checks/compat_facts.hpp>
+#include <doctor/checks/helpers.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <algorithm>

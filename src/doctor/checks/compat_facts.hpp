@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/core/finding.hpp>
-#include <doctor/facts/facts.hpp>
 #include <doctor/kb/compat.hpp>
+#include <doctor/model/facts.hpp>
+#include <doctor/model/finding.hpp>
 
 #include <optional>
 #include <string>

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "checks.hpp"
-#include "helpers.hpp"
-
+#include <doctor/checks/checks.hpp>
+#include <doctor/checks/helpers.hpp>
 #include <doctor/util/strings.hpp>
 
 namespace doctor::checks {

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "helpers.hpp"
-
+#include <doctor/checks/helpers.hpp>
 #include <doctor/loader/facts_probe.hpp>
 #include <doctor/util/strings.hpp>
 

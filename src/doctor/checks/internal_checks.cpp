@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "checks.hpp"
+#include <doctor/checks/checks.hpp>
 
 namespace doctor::checks {
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "runner.hpp"
-
+#include <doctor/checks/runner.hpp>
 #include <doctor/kb/render.hpp>
 
 #include <fmt/format.h>

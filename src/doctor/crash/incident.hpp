@@ -3,8 +3,8 @@
 // next steps, and what each evidence source gave.
 #pragma once
 
-#include <doctor/core/finding.hpp>
 #include <doctor/crash/observation.hpp>
+#include <doctor/model/finding.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -52,6 +52,17 @@ struct MachineContext {
   std::optional<std::uint32_t> tdr_level; // GraphicsDrivers\TdrLevel
   bool tdr_settings_read = false;         // the registry was read (values may still be absent)
   std::vector<std::pair<std::string, std::string>> gpus; // PCI address "0000:41:00" -> name
+};
+
+// What evidence collection hands to the analysis: the observations read, what each source gave,
+// and the machine's settings.
+struct Collected {
+  std::vector<Observation> observations;
+  std::vector<SourceStatus> sources;
+  MachineContext machine;
+  // True when some source covers time before the current boot (a persistent journal, text logs,
+  // pstore, kdump, dumps, event logs): without one, "no incident" proves little.
+  bool earlier_boots_covered = false;
 };
 
 struct CrashReport {

@@ -258,7 +258,8 @@ void parse_nvlink5(Observation& o, std::string_view message) {
 
 } // namespace
 
-Observation& KernelEventScanner::emit(ObservationKind kind, const KernelLine& line, Open open) {
+Observation&
+KernelEventScanner::emit(ObservationKind kind, const formats::KernelLine& line, Open open) {
   Observation o;
   o.kind = kind;
   o.when = line.when;
@@ -270,7 +271,7 @@ Observation& KernelEventScanner::emit(ObservationKind kind, const KernelLine& li
   return m_out.back();
 }
 
-bool KernelEventScanner::scan_nvidia(const KernelLine& line) {
+bool KernelEventScanner::scan_nvidia(const formats::KernelLine& line) {
   const std::string_view t = line.text;
   static const Regex xid = compile(
       R"(NVRM: Xid \((?:PCI:)?(?<pci>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.[0-7])?(?: GPU-I:(?<gi>\d+))?(?: GPU-CI:(?<ci>\d+))?\): (?<code>\d+)(?:,\s*(?<rest>.*))?)");
@@ -447,7 +448,7 @@ bool KernelEventScanner::scan_nvidia(const KernelLine& line) {
   return false;
 }
 
-bool KernelEventScanner::scan_hardware(const KernelLine& line) {
+bool KernelEventScanner::scan_hardware(const formats::KernelLine& line) {
   const std::string_view t = line.text;
   static const Regex machine_check = compile(
       R"(CPU (?<cpu>\d+): Machine Check(?: Exception)?: (?:\S+ )?Bank (?<bank>\d+):? ?(?<status>[0-9a-fA-F]*))");
@@ -540,7 +541,7 @@ bool KernelEventScanner::scan_hardware(const KernelLine& line) {
   return false;
 }
 
-bool KernelEventScanner::scan_system(const KernelLine& line) {
+bool KernelEventScanner::scan_system(const formats::KernelLine& line) {
   const std::string_view t = line.text;
   static const Regex killed =
       compile(R"((?i)out of memory: kill(?:ed)? process (?<pid>\d+)[^(]*\((?<comm>[^)]*)\))");
@@ -652,7 +653,7 @@ bool KernelEventScanner::scan_system(const KernelLine& line) {
   return scan_oops(line);
 }
 
-bool KernelEventScanner::scan_oops(const KernelLine& line) {
+bool KernelEventScanner::scan_oops(const formats::KernelLine& line) {
   const std::string_view t = line.text;
   std::string_view type;
   std::string_view message;
@@ -686,7 +687,7 @@ bool KernelEventScanner::scan_oops(const KernelLine& line) {
 }
 
 // The lines after an oops's first line that say more about it.
-void KernelEventScanner::continue_oops(const KernelLine& line) {
+void KernelEventScanner::continue_oops(const formats::KernelLine& line) {
   Observation& o = m_out.back();
   const std::string_view t = line.text;
   if (starts_with(t, "Oops: ") && o.field("oops") == nullptr) {
@@ -738,7 +739,7 @@ void KernelEventScanner::continue_oops(const KernelLine& line) {
 }
 
 // Lines that belong to the event the last Observation opened. Returns true if `line` was one.
-bool KernelEventScanner::continue_open(const KernelLine& line) {
+bool KernelEventScanner::continue_open(const formats::KernelLine& line) {
   const std::string_view t = line.text;
   ++m_open_age;
   if (m_open_age > (m_open == Open::oops ? k_oops_span : k_detail_span)) {
@@ -784,7 +785,7 @@ bool KernelEventScanner::continue_open(const KernelLine& line) {
   return false;
 }
 
-void KernelEventScanner::add(const KernelLine& line) {
+void KernelEventScanner::add(const formats::KernelLine& line) {
   if (m_open != Open::none && !m_out.empty() && continue_open(line)) {
     return;
   }
@@ -812,9 +813,9 @@ std::vector<Observation> KernelEventScanner::take() {
   return std::exchange(m_out, {});
 }
 
-std::vector<Observation> observe_kernel_lines(const std::vector<KernelLine>& lines) {
+std::vector<Observation> observe_kernel_lines(const std::vector<formats::KernelLine>& lines) {
   KernelEventScanner scanner;
-  for (const KernelLine& line : lines) {
+  for (const formats::KernelLine& line : lines) {
     scanner.add(line);
   }
   return scanner.take();

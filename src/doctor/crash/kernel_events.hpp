@@ -5,8 +5,8 @@
 // the analysis' business.
 #pragma once
 
-#include <doctor/crash/kernel_log.hpp>
 #include <doctor/crash/observation.hpp>
+#include <doctor/formats/kernel_log.hpp>
 
 #include <cstddef>
 #include <map>
@@ -24,7 +24,7 @@ namespace doctor::crash {
 class KernelEventScanner {
 public:
   // Examines one line; lines that mean nothing for crashes are skipped.
-  void add(const KernelLine& line);
+  void add(const formats::KernelLine& line);
 
   // Returns the Observations made so far, in log order, and forgets them.
   std::vector<Observation> take();
@@ -32,13 +32,13 @@ public:
 private:
   enum class Open { none, oops, aer, mce, oom };
 
-  bool scan_nvidia(const KernelLine& line);
-  bool scan_hardware(const KernelLine& line);
-  bool scan_system(const KernelLine& line);
-  bool scan_oops(const KernelLine& line);
-  bool continue_open(const KernelLine& line);
-  void continue_oops(const KernelLine& line);
-  Observation& emit(ObservationKind kind, const KernelLine& line, Open open = Open::none);
+  bool scan_nvidia(const formats::KernelLine& line);
+  bool scan_hardware(const formats::KernelLine& line);
+  bool scan_system(const formats::KernelLine& line);
+  bool scan_oops(const formats::KernelLine& line);
+  bool continue_open(const formats::KernelLine& line);
+  void continue_oops(const formats::KernelLine& line);
+  Observation& emit(ObservationKind kind, const formats::KernelLine& line, Open open = Open::none);
 
   std::vector<Observation> m_out;
   std::map<std::string, std::string> m_uuid_by_pci; // "0000:9b:00" → "GPU-5096…"
@@ -69,6 +69,6 @@ private:
 //   user-space crash): code "SIGSEGV" or the trap, process, pid, module, address.
 // Each Observation's when and origin are those of its first line; lines hold the verbatim
 // message lines (bounded).
-std::vector<Observation> observe_kernel_lines(const std::vector<KernelLine>& lines);
+std::vector<Observation> observe_kernel_lines(const std::vector<formats::KernelLine>& lines);
 
 } // namespace doctor::crash

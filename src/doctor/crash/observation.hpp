@@ -3,6 +3,8 @@
 // log or a kernel log, as read (facts), before any catalogue says what it means (judgement).
 #pragma once
 
+#include <doctor/formats/provenance.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,20 +14,9 @@
 
 namespace doctor::crash {
 
-// When something happened, as far as the evidence tells. Kernel logs often know only the time
-// since boot, syslog lines a date without a year: `label` keeps the time as written.
-struct When {
-  std::optional<std::int64_t> utc_usec;    // absolute UTC time, microseconds since 1970
-  std::optional<std::int64_t> uptime_usec; // time since boot, when the source gives it
-  std::string boot;                        // boot id (journal) or "" when unknown
-  std::string label;                       // the time as written in the source ("Feb 15 17:37:45")
-};
-
-// Where an observation was read.
-struct Origin {
-  std::string source;  // the file as given, or "/dev/kmsg", "journal", "eventlog:System"
-  std::string locator; // "line 42", "record 1187", "header"; empty if none
-};
+// The time and place of an observation are those its source gave (formats/provenance.hpp).
+using formats::Origin;
+using formats::When;
 
 // What kind of event was observed. The names (to_string) are public: they appear in the JSON
 // output as the incident's "kind". Append only.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/crash/event_xml.hpp>
 #include <doctor/crash/windows_events.hpp>
+#include <doctor/formats/event_xml.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <array>
@@ -53,7 +53,7 @@ constexpr std::array<CperSection, 10> k_cper_sections = {{
 // Reads <Data> by name when the event names its data, else by position.
 class DataView {
 public:
-  explicit DataView(const EventRecord& r)
+  explicit DataView(const formats::EventRecord& r)
       : m_record(r) {
     for (const auto& [k, v] : r.data) {
       m_named = m_named || !k.empty();
@@ -86,18 +86,18 @@ public:
   }
 
 private:
-  const EventRecord& m_record;
+  const formats::EventRecord& m_record;
   bool m_named = false;
 };
 
-Observation start(const EventRecord& r, ObservationKind kind, std::string code) {
+Observation start(const formats::EventRecord& r, ObservationKind kind, std::string code) {
   Observation o;
   o.kind = kind;
   o.code = std::move(code);
   o.origin = r.origin;
   if (r.time_utc_usec) {
     o.when.utc_usec = r.time_utc_usec;
-    o.when.label = format_utc_usec(*r.time_utc_usec);
+    o.when.label = formats::format_utc_usec(*r.time_utc_usec);
   }
   o.set("provider", r.provider);
   o.set("event_id", std::to_string(r.event_id));
@@ -162,7 +162,7 @@ std::string hex_pid(std::string_view s) {
   return v ? std::to_string(*v) : std::string(s);
 }
 
-std::optional<Observation> kernel_power_41(const EventRecord& r, const DataView& d) {
+std::optional<Observation> kernel_power_41(const formats::EventRecord& r, const DataView& d) {
   const std::string text = d.get("BugcheckCode", 0);
   const auto trimmed = util::trim(text);
   const auto code =
@@ -183,7 +183,7 @@ std::optional<Observation> kernel_power_41(const EventRecord& r, const DataView&
 }
 
 // BugCheck 1001 param1: "0x00000116 (0xffff…, 0x…, 0x…, 0x…)".
-std::optional<Observation> bugcheck_1001(const EventRecord& r, const DataView& d) {
+std::optional<Observation> bugcheck_1001(const formats::EventRecord& r, const DataView& d) {
   const std::string p1 = d.get("param1", 0);
   const auto open = p1.find('(');
   const auto code = util::parse_hex(util::trim(std::string_view(p1).substr(0, open)));
@@ -261,7 +261,7 @@ void add_cper(Observation& o, std::string_view raw_hex) {
   o.set("cper_section", section);
 }
 
-Observation whea(const EventRecord& r, const DataView& d) {
+Observation whea(const formats::EventRecord& r, const DataView& d) {
   Observation o = start(r, ObservationKind::whea, std::to_string(r.event_id));
   for (const auto& [k, v] : r.data) {
     if (!k.empty() && k != "Length" && k != "RawData") {
@@ -275,7 +275,7 @@ Observation whea(const EventRecord& r, const DataView& d) {
 }
 
 // Fills the app_crash fields shared by Application Error 1000 and WER APPCRASH.
-Observation app_crash(const EventRecord& r,
+Observation app_crash(const formats::EventRecord& r,
                       const std::string& code,
                       const std::string& process,
                       const std::string& version,
@@ -291,7 +291,7 @@ Observation app_crash(const EventRecord& r,
   return o;
 }
 
-Observation application_error(const EventRecord& r, const DataView& d) {
+Observation application_error(const formats::EventRecord& r, const DataView& d) {
   const auto g = [&](std::size_t i) { return d.get(k_app_error_names[i], i); };
   Observation o = app_crash(r, g(6), g(0), g(1), g(3), g(4), g(7));
   set_if(o, "module_path", g(11));
@@ -301,7 +301,7 @@ Observation application_error(const EventRecord& r, const DataView& d) {
   return o;
 }
 
-Observation application_hang(const EventRecord& r, const DataView& d) {
+Observation application_hang(const formats::EventRecord& r, const DataView& d) {
   Observation o = start(r, ObservationKind::app_hang, std::to_string(r.event_id));
   set_if(o, "process", d.get("AppName", 0));
   set_if(o, "process_version", d.get("AppVersion", 1));
@@ -312,7 +312,7 @@ Observation application_hang(const EventRecord& r, const DataView& d) {
   return o;
 }
 
-std::optional<Observation> wer_1001(const EventRecord& r, const DataView& d) {
+std::optional<Observation> wer_1001(const formats::EventRecord& r, const DataView& d) {
   const std::string event_name = d.get("EventName", 2);
   const auto p = [&](int n) { return d.get("P" + std::to_string(n), 4 + n); };
   std::optional<Observation> o;
@@ -333,7 +333,7 @@ std::optional<Observation> wer_1001(const EventRecord& r, const DataView& d) {
   return o;
 }
 
-Observation nvlddmkm(const EventRecord& r, ObservationKind kind) {
+Observation nvlddmkm(const formats::EventRecord& r, ObservationKind kind) {
   Observation o = start(r, kind, std::to_string(r.event_id));
   std::string message;
   for (std::size_t i = 1; i < r.data.size(); ++i) {
@@ -348,7 +348,7 @@ Observation nvlddmkm(const EventRecord& r, ObservationKind kind) {
 }
 
 // "A TDR has been detected. … Error code: 7 (pid=1234 tid=5678 builder.exe 64bit)".
-std::optional<Observation> opengl_tdr(const EventRecord& r) {
+std::optional<Observation> opengl_tdr(const formats::EventRecord& r) {
   std::string text;
   for (const auto& [k, v] : r.data) {
     text += text.empty() ? v : " " + v;
@@ -375,7 +375,7 @@ std::optional<Observation> opengl_tdr(const EventRecord& r) {
   return o;
 }
 
-std::optional<Observation> observe(const EventRecord& r) {
+std::optional<Observation> observe(const formats::EventRecord& r) {
   const DataView d(r);
   const std::string& p = r.provider;
   const auto id = r.event_id;
@@ -427,7 +427,7 @@ std::optional<Observation> observe(const EventRecord& r) {
 
 } // namespace
 
-std::vector<Observation> observe_events(const std::vector<EventRecord>& records) {
+std::vector<Observation> observe_events(const std::vector<formats::EventRecord>& records) {
   std::vector<Observation> out;
   for (const auto& r : records) {
     if (auto o = observe(r)) {

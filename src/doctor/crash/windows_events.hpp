@@ -4,8 +4,8 @@
 // the localised message.
 #pragma once
 
-#include <doctor/crash/event_record.hpp>
 #include <doctor/crash/observation.hpp>
+#include <doctor/formats/event_record.hpp>
 
 #include <vector>
 
@@ -38,6 +38,6 @@ namespace doctor::crash {
 //   message, and pid / process when the text has "(pid=N … name.exe".
 // Every Observation has fields "provider" and "event_id" first, `when` from TimeCreated, the
 // record's origin, and one line: the Data values joined compactly ("Name=value, …").
-std::vector<Observation> observe_events(const std::vector<EventRecord>& records);
+std::vector<Observation> observe_events(const std::vector<formats::EventRecord>& records);
 
 } // namespace doctor::crash

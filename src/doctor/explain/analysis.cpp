@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "analysis.hpp"
+#include <doctor/explain/analysis.hpp>
 
 #include <algorithm>
 #include <map>
@@ -16,7 +16,7 @@ void Analysis::begin_input(std::string name) {
   }
 }
 
-void Analysis::add_line(const TextLine& line) {
+void Analysis::add_line(const util::TextLine& line) {
   m_matches.clear();
   m_matcher->match_line(line.text, m_matches, m_scratch);
   if (m_matches.empty()) {
@@ -68,7 +68,7 @@ void Analysis::add_line(const TextLine& line) {
   }
 }
 
-void Analysis::end_input(const DecodeInfo& decode,
+void Analysis::end_input(const util::DecodeInfo& decode,
                          std::uint64_t bytes,
                          std::size_t lines,
                          bool fast_scan) {

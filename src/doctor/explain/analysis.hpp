@@ -16,8 +16,8 @@
 #pragma once
 
 #include <doctor/explain/matcher.hpp>
-#include <doctor/explain/text_decode.hpp>
 #include <doctor/kb/signatures.hpp>
+#include <doctor/util/text_decode.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +34,7 @@ inline constexpr std::size_t k_evidence_bytes = 400;
 
 struct InputSummary {
   std::string name; // a path, "<stdin>" or "<argument>"
-  DecodeInfo decode;
+  util::DecodeInfo decode;
   std::uint64_t bytes = 0;
   std::size_t lines = 0;
   bool fast_scan = false; // only candidate lines were decoded (decode counts cover those)
@@ -63,9 +63,10 @@ public:
   // Starts input `name`; the lines added next belong to it.
   void begin_input(std::string name);
   // Matches one decoded line of the current input.
-  void add_line(const TextLine& line);
+  void add_line(const util::TextLine& line);
   // Closes the current input with what its decoder found.
-  void end_input(const DecodeInfo& decode, std::uint64_t bytes, std::size_t lines, bool fast_scan);
+  void
+  end_input(const util::DecodeInfo& decode, std::uint64_t bytes, std::size_t lines, bool fast_scan);
 
   const SignatureMatcher& matcher() const { return *m_matcher; }
   const std::vector<InputSummary>& inputs() const { return m_inputs; }

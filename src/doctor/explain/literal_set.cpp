@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "literal_set.hpp"
+#include <doctor/explain/literal_set.hpp>
 
 #include <algorithm>
 #include <deque>

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "machine_join.hpp"
-
+#include <doctor/explain/machine_join.hpp>
 #include <doctor/loader/facts_probe.hpp>
 #include <doctor/loader/linux_search.hpp>
 #include <doctor/loader/windows_search.hpp>

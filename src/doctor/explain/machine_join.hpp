@@ -9,10 +9,10 @@
 // machine running another.
 #pragma once
 
-#include <doctor/core/finding.hpp>
 #include <doctor/explain/result.hpp>
-#include <doctor/facts/facts.hpp>
 #include <doctor/kb/knowledge_base.hpp>
+#include <doctor/model/facts.hpp>
+#include <doctor/model/finding.hpp>
 
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "matcher.hpp"
+#include <doctor/explain/matcher.hpp>
 
 #include <algorithm>
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "result.hpp"
-
+#include <doctor/explain/result.hpp>
 #include <doctor/kb/render.hpp>
 #include <doctor/kb/signatures.hpp>
 

@@ -4,9 +4,9 @@
 // explain, what the machine adds, and the lines that were recognised but are not causes.
 #pragma once
 
-#include <doctor/core/finding.hpp>
 #include <doctor/explain/analysis.hpp>
 #include <doctor/kb/knowledge_base.hpp>
+#include <doctor/model/finding.hpp>
 
 #include <string>
 #include <utility>

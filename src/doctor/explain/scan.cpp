@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "scan.hpp"
+#include <doctor/explain/scan.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -11,7 +11,7 @@ namespace doctor::explain {
 
 namespace {
 
-void merge(DecodeInfo& into, const DecodeInfo& from) {
+void merge(util::DecodeInfo& into, const util::DecodeInfo& from) {
   into.crlf_seen = into.crlf_seen || from.crlf_seen;
   into.ansi_removed = into.ansi_removed || from.ansi_removed;
   into.syslog_expanded = into.syslog_expanded || from.syslog_expanded;
@@ -23,7 +23,7 @@ class Scanner {
 public:
   Scanner(Analysis& analysis, const ScanOptions& options)
       : m_analysis(analysis)
-      , m_chunk(std::max<std::size_t>(options.chunk_bytes, k_sniff_bytes))
+      , m_chunk(std::max<std::size_t>(options.chunk_bytes, util::k_sniff_bytes))
       , m_fast(options.fast_path)
       , m_threads(std::clamp<std::size_t>(options.threads, 1, 8)) {}
 
@@ -39,7 +39,7 @@ private:
     // The sample decides the encoding, exactly as TextDecoder does.
     m_buf.resize(m_chunk);
     bool eof = false;
-    while (m_len < k_sniff_bytes && !eof) {
+    while (m_len < util::k_sniff_bytes && !eof) {
       auto got = read(m_buf.data() + m_len, m_buf.size() - m_len);
       if (!got) {
         return finish_with(got.error());
@@ -48,14 +48,14 @@ private:
       m_len += *got;
       m_bytes += *got;
     }
-    TextDecoder probe([](const TextLine&) {});
-    probe.feed(std::string_view(m_buf.data(), std::min(m_len, k_sniff_bytes)));
-    if (m_len < k_sniff_bytes) {
+    util::TextDecoder probe([](const util::TextLine&) {});
+    probe.feed(std::string_view(m_buf.data(), std::min(m_len, util::k_sniff_bytes)));
+    if (m_len < util::k_sniff_bytes) {
       probe.finish();
     }
     m_info.encoding = probe.info().encoding;
     m_info.bom = probe.info().bom;
-    m_fast = m_fast && m_info.encoding == Encoding::utf8;
+    m_fast = m_fast && m_info.encoding == util::Encoding::utf8;
     if (!m_fast) {
       return slow(read, eof);
     }
@@ -87,7 +87,7 @@ private:
 
   Expected<void> finish_with(const Error& e) {
     m_fast = false;
-    TextDecoder d([this](const TextLine& l) { m_analysis.add_line(l); });
+    util::TextDecoder d([this](const util::TextLine& l) { m_analysis.add_line(l); });
     d.feed(std::string_view(m_buf.data(), m_len));
     d.finish();
     m_info = d.info();
@@ -97,7 +97,7 @@ private:
 
   // Every line through the decoder: other encodings, or the fast path turned off.
   Expected<void> slow(const ReadFn& read, bool eof) {
-    TextDecoder d([this](const TextLine& l) { m_analysis.add_line(l); });
+    util::TextDecoder d([this](const util::TextLine& l) { m_analysis.add_line(l); });
     d.feed(std::string_view(m_buf.data(), m_len));
     std::optional<Error> error;
     while (!eof) {
@@ -122,8 +122,8 @@ private:
   // Decodes `block` (whole lines; the last may lack its LF only at the end of the input) through
   // a decoder numbering from m_next_line.
   void decode_block(std::string_view block) {
-    TextDecoder d([this](const TextLine& l) { m_analysis.add_line(l); });
-    d.force_encoding(Encoding::utf8);
+    util::TextDecoder d([this](const util::TextLine& l) { m_analysis.add_line(l); });
+    d.force_encoding(util::Encoding::utf8);
     d.set_next_line_number(m_next_line);
     d.feed(block);
     d.finish();
@@ -171,8 +171,8 @@ private:
     }
     if (m_len >= m_chunk) {
       // One line fills the buffer: stream it through a decoder, which caps it.
-      m_long.emplace([this](const TextLine& l) { m_analysis.add_line(l); });
-      m_long->force_encoding(Encoding::utf8);
+      m_long.emplace([this](const util::TextLine& l) { m_analysis.add_line(l); });
+      m_long->force_encoding(util::Encoding::utf8);
       m_long->set_next_line_number(m_next_line);
       m_long->feed(data);
       m_len = 0;
@@ -259,12 +259,12 @@ private:
   std::size_t m_chunk;
   bool m_fast;
   std::size_t m_threads;
-  DecodeInfo m_info;
+  util::DecodeInfo m_info;
   std::uint64_t m_bytes = 0;
   std::size_t m_next_line = 1;
   std::string m_buf;
   std::size_t m_len = 0;
-  std::optional<TextDecoder> m_long;
+  std::optional<util::TextDecoder> m_long;
   std::vector<std::pair<std::size_t, std::size_t>> m_candidates;
 };
 

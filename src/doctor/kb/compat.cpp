@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The lookups over the compatibility tables and the version decoders; parsing is in
 // compat_parse.cpp.
-#include "compat.hpp"
+#include <doctor/kb/compat.hpp>
 
 #include <algorithm>
 

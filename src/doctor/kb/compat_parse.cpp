@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Parsing and validation of the compatibility files; the lookups are in compat.cpp.
-#include "compat.hpp"
-
+#include <doctor/kb/compat.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 
 #include <fmt/format.h>

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "crash_catalog.hpp"
-
+#include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/util/strings.hpp>
 #include <doctor/util/wildcard.hpp>

@@ -4,7 +4,7 @@
 // it. Parsed and validated here; the crash analysis looks codes up, it keeps no texts of its own.
 #pragma once
 
-#include <doctor/core/cause_class.hpp>
+#include <doctor/model/cause_class.hpp>
 #include <doctor/util/error.hpp>
 
 #include <cstdint>

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "knowledge_base.hpp"
-
 #include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/embedded.hpp>
+#include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
-#include <doctor/util/file.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -17,8 +15,6 @@ namespace doctor::kb {
 namespace {
 
 using Json = nlohmann::json;
-
-constexpr std::size_t k_max_kb_file = std::size_t{16} * 1024 * 1024;
 
 // A validation failure inside one file; caught in load() and turned into an Error.
 struct Invalid {
@@ -456,32 +452,22 @@ Expected<KnowledgeBase> KnowledgeBase::load_embedded() {
   return load(files);
 }
 
-Expected<KnowledgeBase> KnowledgeBase::load_with_overrides(const std::filesystem::path& dir) {
-  auto listing = util::list_directory(dir);
-  if (!listing) {
-    return make_error(listing.error().code, fmt::format("--kb-dir: {}", listing.error().message));
-  }
+Expected<KnowledgeBase>
+KnowledgeBase::load_with_overrides(const std::vector<KbFileOverride>& overrides) {
   std::map<std::string, std::string> origins;
   std::vector<std::pair<std::string, std::string>> files;
   for (const EmbeddedFile& f : embedded_files()) {
     files.emplace_back(f.name, std::string(f.contents));
   }
-  for (const util::DirEntry& e : *listing) {
-    if (e.name.size() < 6 || e.name.substr(e.name.size() - 5) != ".json") {
-      continue;
-    }
-    auto text = util::read_file(dir / e.name, k_max_kb_file);
-    if (!text) {
-      return make_error(text.error().code, fmt::format("--kb-dir: {}", text.error().message));
-    }
+  for (const KbFileOverride& o : overrides) {
     const auto it =
-        std::find_if(files.begin(), files.end(), [&](const auto& f) { return f.first == e.name; });
+        std::find_if(files.begin(), files.end(), [&](const auto& f) { return f.first == o.name; });
     if (it == files.end()) {
-      files.emplace_back(e.name, std::move(*text));
+      files.emplace_back(o.name, o.text);
     } else {
-      it->second = std::move(*text);
+      it->second = o.text;
     }
-    origins[e.name] = (dir / e.name).string();
+    origins[o.name] = o.origin;
   }
   return load(files, origins);
 }

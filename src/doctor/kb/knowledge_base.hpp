@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/core/cause_class.hpp>
-#include <doctor/core/severity.hpp>
 #include <doctor/kb/compat.hpp>
+#include <doctor/model/cause_class.hpp>
+#include <doctor/model/severity.hpp>
 #include <doctor/util/error.hpp>
 #include <doctor/util/version.hpp>
 
@@ -87,6 +87,16 @@ struct KbFileInfo {
   std::size_t rows = 0;
 };
 
+// A file given in place of the built-in file of the same name.
+struct KbFileOverride {
+  std::string name;   // "findings.json"
+  std::string text;   // its contents
+  std::string origin; // where it was read, for `kb` and error messages
+};
+
+// The most a knowledge-base file may hold.
+inline constexpr std::size_t k_max_kb_file = std::size_t{16} * 1024 * 1024;
+
 // The loaded knowledge base. Knowledge lives in data/kb/*.json, each row with its source; this
 // class only parses and validates it, and answers lookups. Matching logic stays in the checks.
 class KnowledgeBase {
@@ -95,9 +105,10 @@ public:
   // caught by the tests).
   static Expected<KnowledgeBase> load_embedded();
 
-  // Loads the embedded files, replacing each by the file of the same name in `dir` if present.
-  // Returns an error naming the file, row and field if a file is not valid.
-  static Expected<KnowledgeBase> load_with_overrides(const std::filesystem::path& dir);
+  // Loads the embedded files, each replaced by the override of the same name if there is one
+  // (--kb-dir: the caller reads the directory). Returns an error naming the file, row and field
+  // if a file is not valid.
+  static Expected<KnowledgeBase> load_with_overrides(const std::vector<KbFileOverride>& files);
 
   // Loads exactly `files` ({name, contents}). Returns an error if any is invalid or a required
   // file is missing.

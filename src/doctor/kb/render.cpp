@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "render.hpp"
+#include <doctor/kb/render.hpp>
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/core/finding.hpp>
 #include <doctor/kb/knowledge_base.hpp>
+#include <doctor/model/finding.hpp>
 #include <doctor/util/error.hpp>
 
 #include <string>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "signatures.hpp"
+#include <doctor/kb/signatures.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "analysis.hpp"
-
-#include <doctor/platform/sysroot.hpp>
+#include <doctor/loader/analysis.hpp>
+#include <doctor/util/paths.hpp>
 
 #include <fmt/format.h>
 
@@ -28,7 +27,7 @@ unsigned soname_major(std::string_view soname) {
 
 // The cuDNN installation a resolved file belongs to (for its version), if the facts know it.
 const facts::CudnnInstall* install_of(const facts::Facts& facts, const std::string& real_path) {
-  const std::string dir = platform::parent_path(real_path);
+  const std::string dir = util::parent_path(real_path);
   for (const facts::CudnnInstall& inst : facts.cudnn) {
     if (inst.dir == dir) {
       return &inst;
@@ -231,8 +230,8 @@ analyse_linux(const facts::Facts& facts, const kb::KnowledgeBase& kb, FileProbe&
     if (!env.site_packages) {
       continue;
     }
-    const std::string python = platform::join_path(env.prefix, "bin/python3");
-    const std::string shipped = platform::join_path(*env.site_packages, "nvidia/cudnn/lib");
+    const std::string python = util::join_path(env.prefix, "bin/python3");
+    const std::string shipped = util::join_path(*env.site_packages, "nvidia/cudnn/lib");
     for (const facts::Framework& fw : env.frameworks) {
       LoadContext ctx;
       ctx.subject = env.prefix;
@@ -240,11 +239,11 @@ analyse_linux(const facts::Facts& facts, const kb::KnowledgeBase& kb, FileProbe&
       ctx.description = fmt::format("{} {} in {}", fw.name, fw.version.value_or("?"), env.prefix);
       if (fw.name == "torch" && fw.cuda_build.value_or(false)) {
         ctx.id = "torch:" + env.prefix;
-        walker.framework(ctx, platform::join_path(fw.location, "lib/libtorch_cuda.so"), python, {});
+        walker.framework(ctx, util::join_path(fw.location, "lib/libtorch_cuda.so"), python, {});
       } else if (fw.name == "tensorflow" && fw.cuda_build.value_or(false)) {
         ctx.id = "tensorflow:" + env.prefix;
         walker.framework(ctx,
-                         platform::join_path(fw.location, "libtensorflow_framework.so.2"),
+                         util::join_path(fw.location, "libtensorflow_framework.so.2"),
                          python,
                          tensorflow_sonames(fw));
       }
@@ -278,7 +277,7 @@ analyse_linux(const facts::Facts& facts, const kb::KnowledgeBase& kb, FileProbe&
   // Each cuDNN installation's dispatcher opening its own sub-libraries.
   for (const facts::CudnnInstall& inst : facts.cudnn) {
     const std::string dispatcher =
-        platform::join_path(inst.dir, fmt::format("libcudnn.so.{}", inst.major));
+        util::join_path(inst.dir, fmt::format("libcudnn.so.{}", inst.major));
     const PathState st = probe.probe(dispatcher);
     if (!st.exists) {
       continue;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/facts/facts.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/loader/file_probe.hpp>
 #include <doctor/loader/linux_search.hpp>
+#include <doctor/model/facts.hpp>
 
 #include <string>
 #include <string_view>

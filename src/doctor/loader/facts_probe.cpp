@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "facts_probe.hpp"
+#include <doctor/loader/facts_probe.hpp>
 
 namespace doctor::loader {
 

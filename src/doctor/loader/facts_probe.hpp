@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/facts/facts.hpp>
 #include <doctor/loader/file_probe.hpp>
+#include <doctor/model/facts.hpp>
 
 #include <map>
 #include <string>

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "linux_search.hpp"
-
-#include <doctor/platform/sysroot.hpp>
+#include <doctor/loader/linux_search.hpp>
+#include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -217,15 +216,15 @@ void Search::try_preloaded() {
 }
 
 void Search::try_dir(const std::string& dir, FoundVia via, const std::string& source) {
-  const std::string hwcaps = platform::join_path(dir, "glibc-hwcaps");
+  const std::string hwcaps = util::join_path(dir, "glibc-hwcaps");
   if (m_probe.probe(hwcaps).is_dir) {
     for (const char* sub : k_hwcaps_x86_64) {
-      try_file(platform::join_path(platform::join_path(hwcaps, sub), m_name),
+      try_file(util::join_path(util::join_path(hwcaps, sub), m_name),
                via,
                source + fmt::format(" (glibc-hwcaps {}: used only on CPUs that support it)", sub));
     }
   }
-  try_file(platform::join_path(dir, m_name), via, source);
+  try_file(util::join_path(dir, m_name), via, source);
 }
 
 void Search::search_list(const std::vector<std::string>& entries,
@@ -245,7 +244,7 @@ void Search::search_list(const std::vector<std::string>& entries,
            "skipped: relative to the process's current directory, which differs per run");
       continue;
     }
-    try_dir(platform::normalize_path(*dir), via, source);
+    try_dir(util::normalize_path(*dir), via, source);
   }
 }
 
@@ -254,7 +253,7 @@ Resolution Search::run() {
     try_preloaded();
   }
   if (m_name.find('/') != std::string::npos) {
-    try_file(platform::normalize_path(m_name), FoundVia::direct, "path given");
+    try_file(util::normalize_path(m_name), FoundVia::direct, "path given");
     return std::move(m_result);
   }
   const facts::BinaryInfo* me = caller();
@@ -333,7 +332,7 @@ Resolution Search::run() {
              e.path,
              "skipped: the caller has DF_1_NODEFLIB and this is under a default directory");
       } else {
-        try_file(platform::normalize_path(e.path), FoundVia::ld_so_cache, "ld.so.cache");
+        try_file(util::normalize_path(e.path), FoundVia::ld_so_cache, "ld.so.cache");
       }
       break; // ld.so takes one cache entry
     }
@@ -456,7 +455,7 @@ std::optional<std::string> expand_tokens(std::string_view entry,
       if (object_path.empty()) {
         return std::nullopt;
       }
-      out += platform::parent_path(object_path);
+      out += util::parent_path(object_path);
     } else if (platform_len != 0) {
       out += config.platform_token;
     } else if (lib_len != 0) {

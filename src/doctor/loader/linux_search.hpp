@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/facts/facts.hpp>
 #include <doctor/loader/file_probe.hpp>
 #include <doctor/loader/resolution.hpp>
+#include <doctor/model/facts.hpp>
 
 #include <optional>
 #include <string>

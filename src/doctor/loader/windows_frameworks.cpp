@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "windows_frameworks.hpp"
-
+#include <doctor/loader/windows_frameworks.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>

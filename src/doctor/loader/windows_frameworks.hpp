@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/facts/facts.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/loader/analysis.hpp>
 #include <doctor/loader/file_probe.hpp>
 #include <doctor/loader/windows_search.hpp>
+#include <doctor/model/facts.hpp>
 
 #include <cstdint>
 #include <map>

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "windows_search.hpp"
-
+#include <doctor/loader/windows_search.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "environment.hpp"
-
+#include <doctor/platform/environment.hpp>
 #include <doctor/util/strings.hpp>
 
 namespace doctor::platform {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <doctor/platform/file.hpp>
 #include <doctor/util/error.hpp>
-#include <doctor/util/file.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -12,7 +12,7 @@ namespace doctor::platform {
 
 // What the operating system says about one file. Fields the platform cannot report are 0.
 struct FileStat {
-  util::FileKind kind = util::FileKind::other;
+  platform::FileKind kind = platform::FileKind::other;
   std::uint64_t size = 0;
   std::uint32_t mode = 0; // permission bits (07777)
   std::uint32_t uid = 0;
@@ -34,7 +34,8 @@ Expected<FileStat> stat_path(const std::filesystem::path& path);
 
 // Lists directory `path` without "." and "..", sorted by name, each entry's kind without following
 // links. On Linux one readdir() pass that takes the kind from d_type (a stat only where the file
-// system gives none); elsewhere util::list_directory. Returns an error if `path` cannot be opened.
-Expected<std::vector<util::DirEntry>> list_dir_entries(const std::filesystem::path& path);
+// system gives none); elsewhere platform::list_directory. Returns an error if `path` cannot be
+// opened.
+Expected<std::vector<platform::DirEntry>> list_dir_entries(const std::filesystem::path& path);
 
 } // namespace doctor::platform

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "sysroot.hpp"
-
+#include <doctor/platform/sysroot.hpp>
+#include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -61,11 +61,11 @@ SysRoot::SysRoot(std::filesystem::path root, Environment env, OsFamily os, bool 
 std::filesystem::path SysRoot::host_path(std::string_view inner) const {
   if (m_root == "/" && m_os == OsFamily::linux) {
     // The live machine: the normalised inner path is the host path (".." cannot climb above "/").
-    return normalize_path(inner);
+    return util::normalize_path(inner);
   }
   std::filesystem::path out = m_root;
   // Lexically normalised first, so that ".." cannot climb out of the root.
-  for (const std::string& part : components(normalize_path(inner))) {
+  for (const std::string& part : components(util::normalize_path(inner))) {
     out /= part;
   }
   return out;
@@ -129,8 +129,8 @@ Expected<std::string> SysRoot::resolve(std::string_view inner) const {
                             st.error().code == ErrorCode::not_found ? "no such file or directory"
                                                                     : st.error().message)});
     }
-    if (st->kind != util::FileKind::symlink) {
-      if (intermediate && st->kind == util::FileKind::directory) {
+    if (st->kind != platform::FileKind::symlink) {
+      if (intermediate && st->kind == platform::FileKind::directory) {
         const std::lock_guard lock(m_components->mutex);
         m_components->links.emplace(current, std::nullopt);
       }
@@ -140,7 +140,7 @@ Expected<std::string> SysRoot::resolve(std::string_view inner) const {
       return make_error(ErrorCode::symlink_loop,
                         fmt::format("{}: too many levels of symbolic links", inner));
     }
-    auto target = util::read_symlink(host_path(current));
+    auto target = platform::read_symlink(host_path(current));
     if (!target) {
       return tl::unexpected(target.error());
     }
@@ -166,7 +166,7 @@ SysRoot::read_file(std::string_view inner, std::size_t max_bytes, bool allow_tru
   if (!real) {
     return tl::unexpected(real.error());
   }
-  auto data = util::read_file(host_path(*real), max_bytes, allow_truncate);
+  auto data = platform::read_file(host_path(*real), max_bytes, allow_truncate);
   if (!data) {
     // Report the inner path, not the host one.
     return make_error(
@@ -178,7 +178,7 @@ SysRoot::read_file(std::string_view inner, std::size_t max_bytes, bool allow_tru
   return data;
 }
 
-Expected<std::vector<util::DirEntry>> SysRoot::list_dir(std::string_view inner) const {
+Expected<std::vector<platform::DirEntry>> SysRoot::list_dir(std::string_view inner) const {
   auto real = resolve(inner);
   if (!real) {
     return tl::unexpected(real.error());
@@ -196,15 +196,15 @@ Expected<std::vector<util::DirEntry>> SysRoot::list_dir(std::string_view inner) 
 }
 
 Expected<FileStat> SysRoot::lstat(std::string_view inner) const {
-  const std::string normal = normalize_path(inner);
+  const std::string normal = util::normalize_path(inner);
   if (normal == "/") {
     return lstat_path(m_root);
   }
-  auto dir = resolve(parent_path(normal));
+  auto dir = resolve(util::parent_path(normal));
   if (!dir) {
     return tl::unexpected(dir.error());
   }
-  auto st = lstat_path(host_path(join_path(*dir, file_name(normal))));
+  auto st = lstat_path(host_path(util::join_path(*dir, util::file_name(normal))));
   if (!st) {
     return make_error(st.error().code, fmt::format("{}: no such file or directory", inner));
   }
@@ -220,87 +220,26 @@ Expected<FileStat> SysRoot::stat(std::string_view inner) const {
 }
 
 Expected<std::string> SysRoot::read_link(std::string_view inner) const {
-  const std::string normal = normalize_path(inner);
-  auto dir = resolve(parent_path(normal));
+  const std::string normal = util::normalize_path(inner);
+  auto dir = resolve(util::parent_path(normal));
   if (!dir) {
     return tl::unexpected(dir.error());
   }
-  return util::read_symlink(host_path(join_path(*dir, file_name(normal))));
+  return platform::read_symlink(host_path(util::join_path(*dir, util::file_name(normal))));
 }
 
 bool SysRoot::is_dir(std::string_view inner) const {
   auto st = stat(inner);
-  return st && st->kind == util::FileKind::directory;
+  return st && st->kind == platform::FileKind::directory;
 }
 
 bool SysRoot::is_file(std::string_view inner) const {
   auto st = stat(inner);
-  return st && st->kind == util::FileKind::regular;
+  return st && st->kind == platform::FileKind::regular;
 }
 
 bool SysRoot::exists(std::string_view inner) const {
   return stat(inner).has_value();
-}
-
-std::string join_path(std::string_view dir, std::string_view name) {
-  std::string out(dir);
-  while (out.size() > 1 && out.back() == '/') {
-    out.pop_back();
-  }
-  if (out.empty() || out.back() != '/') {
-    out += '/';
-  }
-  while (!name.empty() && name.front() == '/') {
-    name.remove_prefix(1);
-  }
-  out += name;
-  return out;
-}
-
-std::string parent_path(std::string_view path) {
-  const std::string normal = normalize_path(path);
-  const auto slash = normal.rfind('/');
-  if (slash == 0 || slash == std::string::npos) {
-    return "/";
-  }
-  return normal.substr(0, slash);
-}
-
-std::string_view file_name(std::string_view path) {
-  while (path.size() > 1 && path.back() == '/') {
-    path.remove_suffix(1);
-  }
-  const auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-// One pass, building the result in place: it runs for every line of every package record, so
-// it must not allocate per component.
-std::string normalize_path(std::string_view path) {
-  std::string out;
-  out.reserve(path.size() + 1);
-  std::size_t i = 0;
-  while (i < path.size()) {
-    while (i < path.size() && path[i] == '/') {
-      ++i;
-    }
-    const std::size_t end = std::min(path.find('/', i), path.size());
-    const std::string_view part = path.substr(i, end - i);
-    i = end;
-    if (part.empty() || part == ".") {
-      continue;
-    }
-    if (part == "..") {
-      out.resize(out.empty() ? 0 : out.rfind('/'));
-      continue;
-    }
-    out += '/';
-    out += part;
-  }
-  if (out.empty()) {
-    out = "/";
-  }
-  return out;
 }
 
 } // namespace doctor::platform

@@ -2,9 +2,9 @@
 #pragma once
 
 #include <doctor/platform/environment.hpp>
+#include <doctor/platform/file.hpp>
 #include <doctor/platform/file_stat.hpp>
 #include <doctor/util/error.hpp>
-#include <doctor/util/file.hpp>
 
 #include <filesystem>
 #include <memory>
@@ -48,13 +48,13 @@ public:
   // after 40 links.
   Expected<std::string> resolve(std::string_view inner) const;
 
-  // Reads `inner` (following links inside the root). Returns an error as util::read_file does.
+  // Reads `inner` (following links inside the root). Returns an error as platform::read_file does.
   Expected<std::string>
   read_file(std::string_view inner, std::size_t max_bytes, bool allow_truncate = false) const;
 
   // Lists directory `inner` (following links inside the root), sorted by name. Returns an error if
   // it cannot be listed.
-  Expected<std::vector<util::DirEntry>> list_dir(std::string_view inner) const;
+  Expected<std::vector<platform::DirEntry>> list_dir(std::string_view inner) const;
 
   // Returns the status of `inner` itself, without following a final link.
   Expected<FileStat> lstat(std::string_view inner) const;
@@ -82,18 +82,5 @@ private:
   bool m_live;
   std::shared_ptr<ComponentCache> m_components;
 };
-
-// Joins inner path `dir` and relative `name` with exactly one '/'.
-std::string join_path(std::string_view dir, std::string_view name);
-
-// Returns the directory part of inner path `path` ("/a/b/c" -> "/a/b", "/a" -> "/").
-std::string parent_path(std::string_view path);
-
-// Returns the last component of inner path `path`.
-std::string_view file_name(std::string_view path);
-
-// Normalises an inner path lexically: collapses "//", removes "." and resolves ".." without
-// climbing above "/". Relative paths are taken relative to "/".
-std::string normalize_path(std::string_view path);
 
 } // namespace doctor::platform

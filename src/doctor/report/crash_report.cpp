@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "crash_report.hpp"
-
-#include "text_layout.hpp"
-
+#include <doctor/report/crash_report.hpp>
+#include <doctor/report/text_layout.hpp>
 #include <doctor/util/strings.hpp>
 #include <doctor/util/time.hpp>
 

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "explain_report.hpp"
-
-#include "text_layout.hpp"
-
+#include <doctor/report/explain_report.hpp>
+#include <doctor/report/text_layout.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -21,7 +19,7 @@ using Json = nlohmann::ordered_json;
 std::string input_line(const explain::InputSummary& in) {
   std::vector<std::string> parts;
   parts.push_back(fmt::format("{} lines", in.lines));
-  parts.emplace_back(explain::encoding_name(in.decode.encoding));
+  parts.emplace_back(util::encoding_name(in.decode.encoding));
   if (in.decode.bom) {
     parts.emplace_back("BOM");
   }
@@ -225,7 +223,7 @@ std::string render_explain_json(const ExplainResult& r, const ExplainMeta& meta)
   for (const auto& in : r.inputs) {
     Json j;
     j["name"] = in.name;
-    j["encoding"] = std::string(explain::encoding_name(in.decode.encoding));
+    j["encoding"] = std::string(util::encoding_name(in.decode.encoding));
     j["bom"] = in.decode.bom;
     j["crlf"] = in.decode.crlf_seen;
     j["ansi_removed"] = in.decode.ansi_removed;

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "inventory.hpp"
-
+#include <doctor/report/inventory.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>

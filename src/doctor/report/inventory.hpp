@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/facts/facts.hpp>
+#include <doctor/model/facts.hpp>
 
 #include <cstdint>
 #include <map>

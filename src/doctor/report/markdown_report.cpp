@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "report.hpp"
-
+#include <doctor/report/report.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "report.hpp"
+#include <doctor/report/report.hpp>
 
 #include <fmt/format.h>
 

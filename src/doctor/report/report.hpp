@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <doctor/core/finding.hpp>
+#include <doctor/model/finding.hpp>
 #include <doctor/report/inventory.hpp>
 
 #include <optional>

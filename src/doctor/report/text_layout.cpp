@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "text_layout.hpp"
-
+#include <doctor/report/text_layout.hpp>
 #include <doctor/util/strings.hpp>
 
 namespace doctor::report {

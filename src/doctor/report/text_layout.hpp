@@ -3,7 +3,7 @@
 // word wrapping.
 #pragma once
 
-#include <doctor/core/severity.hpp>
+#include <doctor/model/severity.hpp>
 
 #include <fmt/format.h>
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "report.hpp"
-#include "text_layout.hpp"
-
+#include <doctor/report/report.hpp>
+#include <doctor/report/text_layout.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "error.hpp"
+#include <doctor/util/error.hpp>
 
 namespace doctor {
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "strings.hpp"
+#include <doctor/util/strings.hpp>
 
+#include <algorithm>
 #include <charconv>
 
 namespace doctor::util {
@@ -270,6 +271,14 @@ int hex_digit(char c) {
     return c - 'A' + 10;
   }
   return -1;
+}
+
+std::string upper_hex(std::uint64_t value) {
+  std::string s = hex(value);
+  std::transform(s.begin() + 2, s.end(), s.begin() + 2, [](char c) {
+    return c >= 'a' && c <= 'f' ? static_cast<char>(c - 'a' + 'A') : c;
+  });
+  return s;
 }
 
 std::string hex(std::uint64_t value) {

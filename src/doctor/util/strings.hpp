@@ -55,4 +55,7 @@ int hex_digit(char c);
 // "0x1a2b": `value` in lower-case hexadecimal with the prefix.
 std::string hex(std::uint64_t value);
 
+// Returns `value` as "0x" and upper-case hex digits, without leading zeros ("0x1000007E").
+std::string upper_hex(std::uint64_t value);
+
 } // namespace doctor::util

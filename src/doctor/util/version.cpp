@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "version.hpp"
-
-#include "strings.hpp"
+#include <doctor/util/strings.hpp>
+#include <doctor/util/version.hpp>
 
 namespace doctor {
 

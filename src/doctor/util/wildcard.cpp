@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "wildcard.hpp"
+#include <doctor/util/wildcard.hpp>
 
 #include <vector>
 

@@ -3,8 +3,8 @@
 
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/runner.hpp>
-#include <doctor/facts/facts.hpp>
 #include <doctor/kb/knowledge_base.hpp>
+#include <doctor/model/facts.hpp>
 
 #include <algorithm>
 #include <string>

@@ -16,24 +16,24 @@ namespace doctor::platform {
 
 namespace {
 
-util::FileKind kind_from_mode(mode_t mode) {
+platform::FileKind kind_from_mode(mode_t mode) {
   switch (mode & S_IFMT) {
   case S_IFREG:
-    return util::FileKind::regular;
+    return platform::FileKind::regular;
   case S_IFDIR:
-    return util::FileKind::directory;
+    return platform::FileKind::directory;
   case S_IFLNK:
-    return util::FileKind::symlink;
+    return platform::FileKind::symlink;
   case S_IFCHR:
-    return util::FileKind::character_device;
+    return platform::FileKind::character_device;
   case S_IFBLK:
-    return util::FileKind::block_device;
+    return platform::FileKind::block_device;
   case S_IFIFO:
-    return util::FileKind::fifo;
+    return platform::FileKind::fifo;
   case S_IFSOCK:
-    return util::FileKind::socket;
+    return platform::FileKind::socket;
   default:
-    return util::FileKind::other;
+    return platform::FileKind::other;
   }
 }
 
@@ -57,7 +57,7 @@ Expected<FileStat> do_stat(const std::filesystem::path& path, bool follow) {
   const int rc = follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st);
   if (rc != 0) {
     return tl::unexpected(
-        util::error_from(std::error_code(errno, std::generic_category()), path.string()));
+        platform::error_from(std::error_code(errno, std::generic_category()), path.string()));
   }
   return from_stat(st);
 }
@@ -72,40 +72,40 @@ Expected<FileStat> stat_path(const std::filesystem::path& path) {
   return do_stat(path, true);
 }
 
-Expected<std::vector<util::DirEntry>> list_dir_entries(const std::filesystem::path& path) {
+Expected<std::vector<platform::DirEntry>> list_dir_entries(const std::filesystem::path& path) {
   DIR* dir = ::opendir(path.c_str());
   if (dir == nullptr) {
     return tl::unexpected(
-        util::error_from(std::error_code(errno, std::generic_category()), path.string()));
+        platform::error_from(std::error_code(errno, std::generic_category()), path.string()));
   }
-  std::vector<util::DirEntry> out;
+  std::vector<platform::DirEntry> out;
   errno = 0;
   while (const dirent* e = ::readdir(dir)) {
     if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
       continue;
     }
-    util::DirEntry entry{e->d_name, util::FileKind::other};
+    platform::DirEntry entry{e->d_name, platform::FileKind::other};
     switch (e->d_type) {
     case DT_REG:
-      entry.kind = util::FileKind::regular;
+      entry.kind = platform::FileKind::regular;
       break;
     case DT_DIR:
-      entry.kind = util::FileKind::directory;
+      entry.kind = platform::FileKind::directory;
       break;
     case DT_LNK:
-      entry.kind = util::FileKind::symlink;
+      entry.kind = platform::FileKind::symlink;
       break;
     case DT_CHR:
-      entry.kind = util::FileKind::character_device;
+      entry.kind = platform::FileKind::character_device;
       break;
     case DT_BLK:
-      entry.kind = util::FileKind::block_device;
+      entry.kind = platform::FileKind::block_device;
       break;
     case DT_FIFO:
-      entry.kind = util::FileKind::fifo;
+      entry.kind = platform::FileKind::fifo;
       break;
     case DT_SOCK:
-      entry.kind = util::FileKind::socket;
+      entry.kind = platform::FileKind::socket;
       break;
     default: // DT_UNKNOWN: the file system does not say
       if (auto st = lstat_path(path / entry.name)) {
@@ -120,9 +120,9 @@ Expected<std::vector<util::DirEntry>> list_dir_entries(const std::filesystem::pa
   ::closedir(dir);
   if (err != 0) {
     return tl::unexpected(
-        util::error_from(std::error_code(err, std::generic_category()), path.string()));
+        platform::error_from(std::error_code(err, std::generic_category()), path.string()));
   }
-  std::sort(out.begin(), out.end(), [](const util::DirEntry& a, const util::DirEntry& b) {
+  std::sort(out.begin(), out.end(), [](const platform::DirEntry& a, const platform::DirEntry& b) {
     return a.name < b.name;
   });
   return out;

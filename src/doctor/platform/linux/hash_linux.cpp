@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/file.hpp>
 #include <doctor/platform/hash.hpp>
-#include <doctor/util/file.hpp>
 
 #include <fmt/format.h>
 
@@ -70,7 +70,7 @@ Expected<std::string> finish(EVP_MD_CTX* ctx) {
 }
 
 Error errno_error(int err, const std::filesystem::path& path) {
-  return util::error_from(std::error_code(err, std::generic_category()), path.string());
+  return platform::error_from(std::error_code(err, std::generic_category()), path.string());
 }
 
 } // namespace

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/file.hpp>
 #include <doctor/platform/mapped_file.hpp>
-#include <doctor/util/file.hpp>
 
 #include <fmt/format.h>
 
@@ -19,7 +19,7 @@ Expected<MappedFile> MappedFile::open(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return tl::unexpected(
-        util::error_from(std::error_code(errno, std::generic_category()), path.string()));
+        platform::error_from(std::error_code(errno, std::generic_category()), path.string()));
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -34,7 +34,7 @@ Expected<MappedFile> MappedFile::open(const std::filesystem::path& path) {
       const int err = errno;
       ::close(fd);
       return tl::unexpected(
-          util::error_from(std::error_code(err, std::generic_category()), path.string()));
+          platform::error_from(std::error_code(err, std::generic_category()), path.string()));
     }
     out.m_data = p;
   }

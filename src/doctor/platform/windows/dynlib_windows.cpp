@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "wide.hpp"
-
 #include <doctor/platform/dynlib.hpp>
+#include <doctor/platform/windows/wide.hpp>
 
 #include <fmt/format.h>
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "wide.hpp"
-
 #include <doctor/platform/environment.hpp>
+#include <doctor/platform/windows/wide.hpp>
 
 #include <windows.h>
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Links with wevtapi (EvtQuery, EvtNext, EvtRender, EvtClose) and advapi32 (RegGetValueW).
-#include "wide.hpp"
-
 #include <doctor/platform/event_log.hpp>
+#include <doctor/platform/windows/wide.hpp>
 
 #include <windows.h>
 #include <winevt.h>

@@ -15,23 +15,23 @@ Expected<FileStat> do_stat(const fs::path& path, bool follow) {
   std::error_code ec;
   const fs::file_status st = follow ? fs::status(path, ec) : fs::symlink_status(path, ec);
   if (ec || st.type() == fs::file_type::not_found) {
-    return tl::unexpected(util::error_from(
+    return tl::unexpected(platform::error_from(
         ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory), path.string()));
   }
   FileStat out;
   switch (st.type()) {
   case fs::file_type::regular:
-    out.kind = util::FileKind::regular;
+    out.kind = platform::FileKind::regular;
     out.size = fs::file_size(path, ec);
     break;
   case fs::file_type::directory:
-    out.kind = util::FileKind::directory;
+    out.kind = platform::FileKind::directory;
     break;
   case fs::file_type::symlink:
-    out.kind = util::FileKind::symlink;
+    out.kind = platform::FileKind::symlink;
     break;
   default:
-    out.kind = util::FileKind::other;
+    out.kind = platform::FileKind::other;
     break;
   }
   out.mode = static_cast<std::uint32_t>(st.permissions()) & 07777U;
@@ -53,8 +53,8 @@ Expected<FileStat> stat_path(const fs::path& path) {
   return do_stat(path, true);
 }
 
-Expected<std::vector<util::DirEntry>> list_dir_entries(const fs::path& path) {
-  return util::list_directory(path);
+Expected<std::vector<platform::DirEntry>> list_dir_entries(const fs::path& path) {
+  return platform::list_directory(path);
 }
 
 } // namespace doctor::platform

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "wide.hpp"
+#include <doctor/platform/windows/wide.hpp>
 
 #include <windows.h>
 

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/collect/collect.hpp>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+namespace doctor::collect {
+
+using namespace facts; // the collectors fill in the facts model
+
+namespace {
+
+using CollectorFn = void (*)(const platform::SysRoot&, const CollectOptions&, Facts&);
+
+struct Collector {
+  const char* name;
+  CollectorFn run;
+};
+
+// The explicit list, in dependency order.
+constexpr Collector k_collectors[] = {
+    {"environment", collect_environment},
+    {"os", collect_os},
+    {"linker", collect_linker},
+    {"driver", collect_driver},
+    {"pci", collect_pci},
+    {"nvml", collect_nvml},
+    {"python", collect_python},
+    {"cuda", collect_cuda},
+    {"cudnn", collect_cudnn},
+    {"user", collect_user},
+    {"loader", collect_loader},
+    {"integrity", collect_integrity},
+};
+
+std::string now_utc() {
+  const auto now = std::chrono::system_clock::now();
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::time_point_cast<std::chrono::seconds>(now));
+}
+
+} // namespace
+
+const std::vector<std::string>& relevant_environment_variables() {
+  static const std::vector<std::string> k_names = {
+      "CONDA_DEFAULT_ENV",
+      "CONDA_PREFIX",
+      "CUDA_HOME",
+      "CUDA_MODULE_LOADING",
+      "CUDA_PATH",
+      "CUDA_ROOT",
+      "CUDA_VISIBLE_DEVICES",
+      "CUDNN_PATH",
+      "LD_AUDIT",
+      "LD_LIBRARY_PATH",
+      "LD_PRELOAD",
+      "NVIDIA_DRIVER_CAPABILITIES",
+      "NVIDIA_VISIBLE_DEVICES",
+      "PATH",
+      "PYENV_ROOT",
+      "PYENV_VERSION",
+      "PYTHONHOME",
+      "PYTHONPATH",
+      "PYTORCH_CUDA_ALLOC_CONF",
+      "TF_CPP_MIN_LOG_LEVEL",
+      "TF_FORCE_GPU_ALLOW_GROWTH",
+      "VIRTUAL_ENV",
+      "XLA_FLAGS",
+  };
+  return k_names;
+}
+
+void collect_environment(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
+  for (const std::string& name : relevant_environment_variables()) {
+    if (auto value = root.env().get(name)) {
+      facts.environment[name] = *value;
+    }
+  }
+}
+
+Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
+  Facts facts;
+  facts.collection.tool_version = options.tool_version;
+  facts.collection.os_family = std::string(platform::to_string(root.os()));
+  facts.collection.sysroot = options.sysroot_label;
+  facts.collection.live = root.is_live();
+  facts.collection.collected_at = options.collected_at.empty() ? now_utc() : options.collected_at;
+  if (root.os() == platform::OsFamily::windows) {
+    // The collectors read a Linux system (/proc, /sys, ld.so.cache). Windows collectors (registry,
+    // driver store, PATH and DLL search) are not written yet; say so instead of a report full of
+    // unknowns. A Linux tree examined from Windows (--sysroot) is still collected.
+    facts.collection.errors.push_back(
+        {"windows",
+         "this build cannot examine a live Windows machine yet; examine a Linux system with "
+         "--sysroot, or analyse a snapshot with --snapshot"});
+    return facts;
+  }
+  for (const Collector& c : k_collectors) {
+    if (!options.only.empty()
+        && std::find(options.only.begin(), options.only.end(), c.name) == options.only.end()) {
+      continue;
+    }
+    try {
+      c.run(root, options, facts);
+    } catch (const std::exception& e) {
+      facts.collection.errors.push_back({c.name, e.what()});
+    } catch (...) {
+      facts.collection.errors.push_back({c.name, "unknown exception"});
+    }
+  }
+  return facts;
+}
+
+} // namespace doctor::collect

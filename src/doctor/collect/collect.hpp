@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/kb/knowledge_base.hpp>
+#include <doctor/model/facts.hpp>
+#include <doctor/platform/sysroot.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace doctor::collect {
+
+struct CollectOptions {
+  std::string tool_version;
+  std::string sysroot_label = "/"; // how the user named the root, for the snapshot
+  // Query NVML in an isolated child process (live machine only).
+  bool query_nvml = true;
+  // The doctor's own executable, re-run as the isolated NVML probe child.
+  std::filesystem::path self_executable;
+  std::chrono::milliseconds probe_timeout{10000};
+  // Hash the GPU libraries against their package records (check --verify).
+  bool verify = false;
+  // Reuse and update the hash cache (keyed by device, inode, size and mtime).
+  bool use_hash_cache = true;
+  // Where the hash cache lives; empty: $XDG_CACHE_HOME/cudnn-doctor or ~/.cache/cudnn-doctor.
+  std::filesystem::path cache_dir;
+  // cuDNN's library sets for the loader walk; nullptr: the embedded knowledge base.
+  const kb::KnowledgeBase* kb = nullptr;
+  // Python environments named on the command line (inner paths), examined like found ones.
+  std::vector<std::string> python_prefixes;
+  // Run only these collectors (by name: "environment", "os", "linker", …); empty: all of them.
+  std::vector<std::string> only;
+  // Fixed "collected_at" value for reproducible output; empty means now.
+  std::string collected_at;
+};
+
+// Observes the machine behind `root` and returns everything seen. Never throws: a collector that
+// fails is recorded in facts.collection.errors (and becomes an internal finding) while the others
+// still run.
+facts::Facts collect(const platform::SysRoot& root, const CollectOptions& options);
+
+// The collectors, in the order collect() runs them. Each fills its part of `facts` and may read
+// what earlier ones filled (CUDA reads conda environments; cuDNN reads toolkits, Python
+// environments and the linker's directories).
+// Each may throw; collect() is the firewall.
+void collect_environment(const platform::SysRoot& root,
+                         const CollectOptions& options,
+                         facts::Facts& facts);
+void collect_os(const platform::SysRoot& root, const CollectOptions& options, facts::Facts& facts);
+void collect_linker(const platform::SysRoot& root,
+                    const CollectOptions& options,
+                    facts::Facts& facts);
+void collect_driver(const platform::SysRoot& root,
+                    const CollectOptions& options,
+                    facts::Facts& facts);
+void collect_pci(const platform::SysRoot& root, const CollectOptions& options, facts::Facts& facts);
+void collect_nvml(const platform::SysRoot& root,
+                  const CollectOptions& options,
+                  facts::Facts& facts);
+void collect_python(const platform::SysRoot& root,
+                    const CollectOptions& options,
+                    facts::Facts& facts);
+void collect_cuda(const platform::SysRoot& root,
+                  const CollectOptions& options,
+                  facts::Facts& facts);
+void collect_cudnn(const platform::SysRoot& root,
+                   const CollectOptions& options,
+                   facts::Facts& facts);
+
+// The cuDNN version of the library at canonical inner path `real_path`, for a copy the inventory
+// does not cover: from a versioned file name ("libcudnn_ops.so.9.1.0") or the version object the
+// library exports ("cudnn_ops_infer_version"). nullopt if neither tells it.
+std::optional<Version> cudnn_library_version(const platform::SysRoot& root,
+                                             const std::string& real_path);
+void collect_user(const platform::SysRoot& root,
+                  const CollectOptions& options,
+                  facts::Facts& facts);
+void collect_loader(const platform::SysRoot& root,
+                    const CollectOptions& options,
+                    facts::Facts& facts);
+// With options.verify: hashes the GPU packages' libraries and compares them with the package
+// records (integrity_collector.cpp). Last: it reads what every other collector found.
+void collect_integrity(const platform::SysRoot& root,
+                       const CollectOptions& options,
+                       facts::Facts& facts);
+
+// Environment variables that matter to a GPU stack; collect_environment records those that are set.
+const std::vector<std::string>& relevant_environment_variables();
+
+} // namespace doctor::collect

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/util/error.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace doctor::formats {
+
+struct LdCacheRecord {
+  std::string name; // the key ldconfig stored: usually a soname ("libcudnn.so.9")
+  std::string path; // the file it maps to
+  std::int32_t flags = 0;
+  std::uint64_t hwcap = 0;
+  std::string
+      arch; // decoded from flags: "x86-64", "i386", "aarch64", … ("libc6,x86-64" in ldconfig -p)
+};
+
+// Parses /etc/ld.so.cache in any of glibc's three layouts: the new format alone
+// ("glibc-ld.so.cache1.1", glibc >= 2.32 default), the old format alone ("ld.so-1.7.0") and the
+// compat layout (old followed by new, where the new part is preferred, as ld.so does). Records
+// keep the cache's order, which is the loader's lookup order. Returns ErrorCode::parse for a file
+// that has neither magic, and for counts, offsets or strings outside the file (truncation). Both
+// byte orders are accepted; the new header's flags field says which one was written.
+Expected<std::vector<LdCacheRecord>> parse_ld_so_cache(std::string_view data);
+
+// Returns the architecture tag of a cache entry's flags ("x86-64"), as ldconfig -p prints it.
+std::string ld_cache_arch(std::int32_t flags);
+
+} // namespace doctor::formats

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// Parsers for the small files that say how a Python framework was built (torch/version.py,
+// TensorFlow's build_info.py, …) and for the files that describe a Python environment
+// (pyvenv.cfg, pyenv's version file, conda's environments.txt).
+//
+// Python files are read as module-level literal assignments (python_literals.hpp); nothing is
+// ever evaluated or imported. Pure functions over text: any bytes are accepted (truncated,
+// binary, CRLF, huge lines), the work is linear in the input, nothing throws, and what cannot be
+// read is left out instead of guessed. tests/unit/data/python/README.md describes the formats and
+// the wheels they were checked against.
+namespace doctor::formats {
+
+// What torch/version.py records about a torch build.
+struct TorchVersionFile {
+  std::optional<std::string> version; // __version__: "2.5.1+cu124"
+  bool cuda_recorded = false;         // `cuda` is assigned a string or None
+  std::optional<std::string> cuda;    // "12.4"; nullopt for `cuda = None` (a CPU or ROCm build)
+  std::optional<std::string> hip;     // a ROCm build's HIP version
+  std::optional<std::string> rocm;    // a ROCm build's ROCm version (torch >= 2.1x)
+  std::optional<std::string> git_version;
+  std::optional<bool> debug;
+};
+
+// Parses torch/version.py (`cuda = '11.7'` before torch 2.1, `cuda: Optional[str] = '12.4'`
+// since). Returns nullopt if it assigns neither `__version__` nor `cuda`.
+std::optional<TorchVersionFile> parse_torch_version_py(std::string_view text);
+
+// What TensorFlow's tensorflow/python/platform/build_info.py records.
+struct TensorflowBuildInfo {
+  std::string layout; // "variables" (TF <= 2.2), "dict" (TF 2.3), "ordered_dict" (TF >= 2.4)
+  std::optional<bool> is_cuda_build;
+  std::optional<bool> is_rocm_build;
+  std::optional<bool> is_tensorrt_build;
+  std::optional<std::string> cuda_version;      // normalised: "11.2"
+  std::optional<std::string> cuda_version_raw;  // as written: "64_112" on Windows
+  std::optional<std::string> cudnn_version;     // normalised: "8"
+  std::optional<std::string> cudnn_version_raw; // as written: "64_8" on Windows
+  std::optional<std::vector<std::string>> cuda_compute_capabilities; // "sm_35", "compute_80"
+  std::optional<std::string> cudart_dll_name;                        // Windows: "cudart64_112.dll"
+  std::optional<std::string> cudnn_dll_name;                         // Windows: "cudnn64_8.dll"
+  std::optional<std::string> msvcp_dll_names; // Windows: "msvcp140.dll,msvcp140_1.dll"
+};
+
+// Parses build_info.py in any of its three layouts: module variables (`is_cuda_build = True`,
+// `cuda_version_number = '10.1'`), `build_info = {...}`, or `build_info =
+// collections.OrderedDict([...])`. Returns nullopt if none of the known keys is found.
+std::optional<TensorflowBuildInfo> parse_tensorflow_build_info(std::string_view text);
+
+// Normalises a CUDA version as TensorFlow's Windows builds write it: "64_112" -> "11.2",
+// "64_101" -> "10.1", "64_11" -> "11". Any other text is returned unchanged.
+std::string normalize_tensorflow_cuda_version(std::string_view raw);
+
+// Normalises a cuDNN version as TensorFlow's Windows builds write it: "64_8" -> "8". Any other
+// text is returned unchanged.
+std::string normalize_tensorflow_cudnn_version(std::string_view raw);
+
+// Returns the version recorded in jax/version.py or jaxlib/version.py: `_release_version` when it
+// is a string (release wheels), else `_version`, else a literal `__version__`; nullopt if none.
+std::optional<std::string> parse_jax_version_py(std::string_view text);
+
+// CUDA and cuDNN versions named by the local version label of an old jaxlib wheel that bundled
+// CUDA support (before the jax-cudaNN-plugin wheels).
+struct JaxlibBuildTag {
+  std::optional<std::string> cuda;  // "12", "11.1"
+  std::optional<std::string> cudnn; // "8.8", "8.0.5"
+};
+
+// Parses the local label of a jaxlib version: "0.4.7+cuda12.cudnn88" -> cuda "12", cudnn "8.8";
+// "0.3.25+cuda11.cudnn805" -> "11", "8.0.5"; "0.1.69+cuda111" -> "11.1". Returns nullopt if the
+// version has no label that names a CUDA version.
+std::optional<JaxlibBuildTag> parse_jaxlib_local_version(std::string_view version);
+
+// Returns the CUDA major version of a JAX CUDA plugin package from its normalised name
+// ("jax-cuda12-plugin", "jax-cuda12-pjrt" -> "12"); nullopt for any other name.
+std::optional<std::string> jax_plugin_cuda_major(std::string_view package_name);
+
+// What paddle/version/__init__.py (Paddle >= 2) or paddle/version.py (Paddle 1.x) records.
+struct PaddleVersionFile {
+  std::optional<std::string> full_version;  // "2.6.1"
+  bool cuda_recorded = false;               // `cuda_version` is assigned ('False' on CPU builds)
+  std::optional<std::string> cuda_version;  // "11.8"; nullopt for 'False'
+  std::optional<std::string> cudnn_version; // "8.6.0"; nullopt for 'False'
+  std::optional<bool> with_gpu;             // `with_gpu = 'True'`, where a build writes it
+  std::optional<std::vector<std::string>>
+      cuda_archs; // `compiled_cuda_archs` (Paddle 3), as written
+  std::optional<std::string> commit;
+};
+
+// Parses Paddle's version file. Returns nullopt if it assigns none of full_version, major and
+// cuda_version.
+std::optional<PaddleVersionFile> parse_paddle_version_py(std::string_view text);
+
+// What onnxruntime/capi/build_and_package_info.py records (written by onnxruntime >= 1.21 and by
+// older training builds; absent from e.g. onnxruntime-gpu 1.18 and 1.20).
+struct OnnxruntimeBuildInfo {
+  std::optional<std::string> package_name; // "onnxruntime-gpu"
+  std::optional<std::string> version;      // __version__
+  std::optional<std::string> cuda_version; // "12.2"; only CUDA packages write it
+  std::optional<std::string> cudnn_version;
+  std::optional<std::string> rocm_version;
+  std::optional<std::string> cudart_version; // training builds: an integer such as "11080"
+};
+
+// Parses build_and_package_info.py. Returns nullopt if it assigns neither package_name nor
+// __version__.
+std::optional<OnnxruntimeBuildInfo> parse_onnxruntime_build_info(std::string_view text);
+
+// Returns the Python version a venv's pyvenv.cfg records: `version = 3.11.7` (venv) or
+// `version_info = 3.11.7.final.0` (virtualenv, uv), as "3.11.7"; nullopt if neither is there.
+std::optional<std::string> parse_pyvenv_cfg_version(std::string_view text);
+
+// Returns the version of a conda-meta record of the python package
+// ("python-3.11.7-h955ad1f_0.json" -> "3.11.7"); nullopt for any other file name
+// ("python-dateutil-2.8.2-pyhd3eb1b0_0.json", "python_abi-3.11-4_cp311.json").
+std::optional<std::string> python_version_from_conda_meta(std::string_view file_name);
+
+// Returns "3.11" for an interpreter or lib directory name "python3.11" (also "python3.13t");
+// nullopt for anything else ("python3", "python3.11-config").
+std::optional<std::string> python_version_from_name(std::string_view name);
+
+// Returns the version names in pyenv's version file or a PYENV_VERSION value, in order: names
+// separated by whitespace or ':', '#' comment lines skipped; names with "." or ".." path
+// components, control characters or more than 255 bytes are dropped; at most 64 names.
+std::vector<std::string> parse_pyenv_versions(std::string_view text);
+
+// Returns the environment prefixes listed in conda's environments.txt: one absolute path a line,
+// without a trailing slash; other lines are skipped; at most 1024 entries.
+std::vector<std::string> parse_conda_environments_txt(std::string_view text);
+
+} // namespace doctor::formats

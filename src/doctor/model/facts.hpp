@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <doctor/model/fact.hpp>
+#include <doctor/util/version.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+// Everything the doctor observed about one machine: the snapshot. Collectors fill it, checks read
+// it, `snapshot` writes it as JSON (docs/snapshot.md) and `check --snapshot` reads it back. A
+// check may only use what is in here, so a snapshot analysed anywhere gives the same findings as
+// the live run that produced it.
+//
+// Paths are inner paths of the examined machine (see platform::SysRoot). Lists are sorted by the
+// collectors so that two runs on the same machine produce identical snapshots.
+namespace doctor::facts {
+
+inline constexpr const char* k_snapshot_schema = "cudnn-doctor-snapshot/1";
+
+struct CollectorError {
+  std::string collector;
+  std::string message;
+  bool operator==(const CollectorError&) const = default;
+};
+
+struct CollectionInfo {
+  std::string schema = k_snapshot_schema;
+  std::string tool_version;
+  std::string os_family = "linux";
+  std::string sysroot = "/"; // as given on the command line
+  bool live = true;          // the machine the doctor ran on, not a --sysroot tree
+  std::string collected_at;  // ISO 8601 UTC
+  std::vector<CollectorError> errors;
+  bool operator==(const CollectionInfo&) const = default;
+};
+
+struct OsInfo {
+  Fact<std::string> pretty_name; // "Debian GNU/Linux 12 (bookworm)"
+  Fact<std::string> id;          // "debian"
+  Fact<std::string> version_id;  // "12"
+  Fact<std::string> kernel_release;
+  Fact<std::string> architecture; // "x86_64"
+  Fact<Version> glibc_version;
+  Fact<std::string> cpu_model;
+  Fact<std::uint64_t> cpu_count;
+  Fact<std::uint64_t> memory_total; // bytes
+  Fact<std::uint64_t> memory_available;
+  Fact<std::uint64_t> swap_total;
+  Fact<std::uint64_t> swap_free;
+  bool operator==(const OsInfo&) const = default;
+};
+
+// A /dev/nvidia* node. `mode` is octal text ("0666").
+struct DeviceNode {
+  std::string path;
+  std::string kind; // "character_device", "regular" (a broken node), …
+  std::string mode;
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::uint32_t major = 0;
+  std::uint32_t minor = 0;
+  bool operator==(const DeviceNode&) const = default;
+};
+
+// A user-space driver library file (libcuda.so.<ver>, libnvidia-ml.so.<ver>).
+struct DriverLibrary {
+  std::string name; // "libcuda", "libnvidia-ml"
+  std::string path; // the versioned file
+  Fact<std::string> version;
+  bool stub = false; // NVIDIA's link-time stub (…/stubs/libcuda.so), not a driver
+  bool operator==(const DriverLibrary&) const = default;
+};
+
+struct NvmlDevice {
+  unsigned index = 0;
+  Fact<std::string> name;
+  Fact<std::string> uuid;
+  Fact<std::string> pci_bus_id;
+  Fact<std::string> compute_capability; // "9.0"
+  Fact<std::uint64_t> memory_total;     // bytes
+  Fact<std::uint64_t> memory_free;
+  bool operator==(const NvmlDevice&) const = default;
+};
+
+// What NVML said. `status` is one of: "ok", "not_attempted" (not the live machine, or NVML not
+// wanted), "library_not_found", "init_failed", "probe_failed" (the isolated probe crashed or hung).
+struct NvmlInfo {
+  std::string status = "not_attempted";
+  std::string detail; // the reason behind a status other than "ok"
+  Fact<std::string> library;
+  Fact<std::int64_t> init_result; // nvmlReturn_t of nvmlInit_v2
+  Fact<std::string> nvml_version;
+  Fact<std::string> driver_version;
+  Fact<std::string> cuda_driver_version; // "13.0": the newest CUDA this driver supports
+  Fact<std::vector<NvmlDevice>> devices;
+  bool operator==(const NvmlInfo&) const = default;
+};
+
+// A kernel installed under /lib/modules and the NVIDIA driver modules its modules.dep lists.
+struct KernelModules {
+  std::string kernel_release; // "6.1.0-26-amd64"
+  std::vector<std::string>
+      nvidia_modules; // "/lib/modules/6.1.0-26-amd64/updates/dkms/nvidia-current.ko"
+  bool operator==(const KernelModules&) const = default;
+};
+
+struct DriverInfo {
+  Fact<std::string> kernel_module_version;       // "535.104.05"
+  Fact<std::string> kernel_module_banner;        // first line of /proc/driver/nvidia/version
+  Fact<std::string> kernel_module_type;          // "open" or "proprietary"
+  Fact<std::string> sys_module_version;          // /sys/module/nvidia/version
+  Fact<std::vector<std::string>> loaded_modules; // GPU-related modules from /proc/modules
+  Fact<bool> nouveau_loaded;
+  std::vector<DriverLibrary> libraries;
+  Fact<std::vector<DeviceNode>> device_nodes;
+  NvmlInfo nvml;
+  // Every kernel under /lib/modules with the NVIDIA modules built for it, sorted by release.
+  Fact<std::vector<KernelModules>> installed_modules;
+  // DKMS trees of NVIDIA modules ("nvidia/535.183.01", "nvidia-current/525.147.05").
+  Fact<std::vector<std::string>> dkms_modules;
+  bool operator==(const DriverInfo&) const = default;
+};
+
+// A PCI function from /sys/bus/pci/devices.
+struct PciDevice {
+  std::string address; // "0000:01:00.0"
+  std::uint32_t vendor_id = 0;
+  std::uint32_t device_id = 0;
+  std::uint32_t subsystem_vendor_id = 0;
+  std::uint32_t subsystem_device_id = 0;
+  std::uint32_t class_code = 0; // 0x030000 VGA, 0x030200 3D controller
+  Fact<std::string> name;       // from pci.ids
+  Fact<std::string> driver;     // bound kernel driver ("nvidia", "nouveau", "vfio-pci")
+  bool operator==(const PciDevice&) const = default;
+};
+
+struct PciScan {
+  std::uint64_t devices_scanned = 0;
+  std::vector<PciDevice> nvidia_gpus;    // vendor 0x10de, display class
+  std::vector<PciDevice> other_displays; // display-class devices of other vendors
+  bool operator==(const PciScan&) const = default;
+};
+
+struct CudaToolkit {
+  std::string path;                   // canonical directory
+  std::vector<std::string> aliases;   // other paths that lead here ("/usr/local/cuda")
+  std::vector<std::string> found_via; // "dir:/usr/local/cuda*", "env:CUDA_HOME", "PATH:nvcc", …
+  Fact<Version> version;              // toolkit release, e.g. 13.0 or 12.4.1
+  Fact<Version> runtime_version;      // libcudart, as precise as known
+  Fact<std::string> nvcc;             // path of nvcc inside the toolkit
+  std::vector<std::string> library_dirs;
+  bool operator==(const CudaToolkit&) const = default;
+};
+
+// One libcudnn* file of an installation directory.
+struct CudnnLibrary {
+  std::string name;      // as found in the directory: "libcudnn_ops.so.9"
+  std::string member;    // library-set member it provides: "libcudnn_ops" (no suffix)
+  unsigned major = 0;    // from the name
+  std::string real_path; // after symlinks
+  std::uint64_t size = 0;
+  Fact<Version> version; // full version if any source tells
+  bool operator==(const CudnnLibrary&) const = default;
+};
+
+// A directory holding cuDNN libraries of one major version.
+struct CudnnInstall {
+  std::string dir;
+  unsigned major = 0;
+  std::vector<std::string> found_via; // "LD_LIBRARY_PATH", "ld.so.cache", "toolkit:/usr/local/…", …
+  Fact<Version> version;              // of the installation as a whole
+  Fact<Version> header_version;       // cudnn_version.h next to it
+  Fact<std::string> package; // "pip nvidia-cudnn-cu13 9.19.0.56", "dpkg libcudnn9-cuda-12 …"
+  std::vector<CudnnLibrary> libraries;
+  bool operator==(const CudnnInstall&) const = default;
+};
+
+struct PythonPackage {
+  std::string name; // normalised: "nvidia-cudnn-cu12"
+  std::string version;
+  std::string source; // the .dist-info / .egg-info directory
+  bool operator==(const PythonPackage&) const = default;
+};
+
+// A deep-learning framework installed in a Python environment, read from its files (never
+// imported).
+struct Framework {
+  std::string name;     // "torch", "tensorflow", "jax", "jaxlib", "paddle", "onnxruntime"
+  std::string location; // package directory
+  Fact<std::string> version;
+  Fact<bool> cuda_build;
+  Fact<std::string> cuda_version;  // what it was built with
+  Fact<std::string> cudnn_version; // what it was built with, as precise as recorded
+  Fact<std::vector<std::string>> cuda_archs;
+  bool operator==(const Framework&) const = default;
+};
+
+struct PythonEnv {
+  std::string prefix;
+  std::string kind;                   // "venv", "conda", "pyenv", "system"
+  std::vector<std::string> found_via; // "PATH:python3", "env:VIRTUAL_ENV", "env:CONDA_PREFIX", …
+  Fact<std::string> python_version;
+  Fact<std::string> site_packages;
+  std::vector<PythonPackage> packages; // GPU-relevant only: frameworks and nvidia-* wheels
+  std::vector<Framework> frameworks;
+  bool operator==(const PythonEnv&) const = default;
+};
+
+struct LdCacheEntry {
+  std::string name; // "libcudnn.so.9"
+  std::string path;
+  std::string arch; // "x86-64", "i386", …
+  bool operator==(const LdCacheEntry&) const = default;
+};
+
+// The dynamic linker's configuration of the examined machine.
+struct LinkerInfo {
+  Fact<std::vector<std::string>> conf_dirs; // from /etc/ld.so.conf and its includes, in order
+  Fact<std::vector<LdCacheEntry>> cache;    // /etc/ld.so.cache, in cache order
+  std::vector<std::string> default_dirs;    // the loader's built-in trusted directories
+  bool operator==(const LinkerInfo&) const = default;
+};
+
+// Whose rights apply: the user the doctor runs as (live machine only).
+struct UserInfo {
+  Fact<std::uint32_t> uid;
+  Fact<std::vector<std::uint32_t>> gids;      // primary first, then supplementary
+  Fact<std::vector<std::string>> group_names; // names of `gids` from /etc/group
+  bool operator==(const UserInfo&) const = default;
+};
+
+// A mounted file system (/proc/self/mountinfo).
+struct MountInfo {
+  std::string mount_point;
+  std::string fs_type;
+  std::vector<std::string> options; // per-mount options: "ro", "noexec", "nosuid", …
+  bool operator==(const MountInfo&) const = default;
+};
+
+struct BinaryVersionNeed {
+  std::string file;
+  std::vector<std::string> versions;
+  bool operator==(const BinaryVersionNeed&) const = default;
+};
+
+// A shared library or executable of the GPU stack, read from its headers (ELF or PE): what the
+// loader model needs, and whether the file is whole.
+struct BinaryInfo {
+  std::string path;   // canonical inner path
+  std::string format; // "elf", "pe", or "unknown" (neither: a text stub, junk, empty)
+  std::uint64_t size = 0;
+  std::string mode; // octal permission bits ("0755")
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::string machine; // "x86-64", "aarch64", "i386" / "x64", "x86", "arm64"
+  unsigned bits = 0;   // 32 or 64
+  // ELF
+  std::string soname;
+  std::vector<std::string> rpath;
+  std::vector<std::string> runpath;
+  bool nodeflib = false;
+  std::vector<std::string> version_definitions;
+  std::vector<BinaryVersionNeed> version_needs;
+  std::string build_id;
+  // Both: DT_NEEDED (ELF) or the import directory (PE); PE delay-load imports separately.
+  std::vector<std::string> needed;
+  std::vector<std::string> delay_needed;
+  // PE version resource
+  std::string file_version;
+  std::string product_version;
+  std::string product_name;
+  bool is_signed = false;            // an Authenticode signature is present (PE)
+  std::vector<std::string> problems; // structural damage, or why the file could not be read
+  bool operator==(const BinaryInfo&) const = default;
+};
+
+// A path the loader model looked at while answering the collector's questions, so that the
+// same questions can be answered again from a snapshot: whether it exists, what it resolves to,
+// and for directories their owner and mode (for planting checks).
+struct ProbedPath {
+  std::string path; // as probed (inner path, normalised)
+  bool exists = false;
+  std::string kind;      // "regular", "directory", "symlink" (dangling), ...
+  std::string real_path; // after symlinks; empty if it does not exist
+  std::string mode;      // octal permission bits of real_path
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  bool operator==(const ProbedPath&) const = default;
+};
+
+// One installed file checked against what its package manager recorded (check --verify).
+struct FileVerification {
+  std::string path;         // the file checked (inner path)
+  std::string manager;      // "pip", "conda", "dpkg"
+  std::string package;      // "nvidia-cudnn-cu12 9.1.0.70"
+  std::string record;       // the record that says what the file should be
+  std::string algorithm;    // "sha256" or "md5"
+  std::string expected;     // recorded digest, lower-case hex
+  Fact<std::string> actual; // computed digest, lower-case hex; unknown if unreadable
+  std::optional<std::uint64_t> expected_size;
+  std::uint64_t actual_size = 0;
+  bool operator==(const FileVerification&) const = default;
+};
+
+struct IntegrityInfo {
+  bool requested = false;              // --verify was given; otherwise nothing below was computed
+  std::vector<FileVerification> files; // sorted by path
+  std::uint64_t files_hashed = 0;      // hashed in this run (the rest came from the cache)
+  std::uint64_t bytes_hashed = 0;
+  bool operator==(const IntegrityInfo&) const = default;
+};
+
+struct Facts {
+  CollectionInfo collection;
+  std::map<std::string, std::string> environment; // GPU-relevant variables that are set
+  OsInfo os;
+  DriverInfo driver;
+  Fact<PciScan> pci;
+  LinkerInfo linker;
+  std::vector<CudaToolkit> cuda_toolkits;
+  std::vector<CudnnInstall> cudnn;
+  std::vector<PythonEnv> python_envs;
+  UserInfo user;
+  Fact<std::vector<MountInfo>> mounts;
+  std::vector<BinaryInfo> binaries;     // sorted by path
+  std::vector<ProbedPath> probed_paths; // sorted by path
+  IntegrityInfo integrity;
+  bool operator==(const Facts&) const = default;
+};
+
+} // namespace doctor::facts

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/platform/dynlib.hpp>
+#include <doctor/platform/host.hpp>
+#include <doctor/platform/privileges.hpp>
+#include <doctor/probe/nvml_child.hpp>
+#include <doctor/util/strings.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+
+namespace doctor::probe {
+
+namespace {
+
+// The slice of NVML's C ABI the probe uses (nvml.h, NVML_API_VERSION 11+). Declared here rather
+// than including nvml.h: the doctor never links NVML and must build where nvml.h is absent.
+using NvmlReturn = int;
+using NvmlDevice = void*;
+
+struct NvmlPciInfo { // nvmlPciInfo_t as of nvmlDeviceGetPciInfo_v3
+  char bus_id_legacy[16];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pci_device_id;
+  unsigned int pci_sub_system_id;
+  char bus_id[32];
+};
+
+struct NvmlMemory { // nvmlMemory_t
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+constexpr NvmlReturn k_success = 0;
+constexpr unsigned k_text_buffer = 96; // covers every *_BUFFER_SIZE used below
+
+struct NvmlTable {
+  NvmlReturn (*init)() = nullptr;
+  NvmlReturn (*shutdown)() = nullptr;
+  const char* (*error_string)(NvmlReturn) = nullptr;
+  NvmlReturn (*system_driver_version)(char*, unsigned) = nullptr;
+  NvmlReturn (*system_nvml_version)(char*, unsigned) = nullptr;
+  NvmlReturn (*system_cuda_driver_version)(int*) = nullptr;
+  NvmlReturn (*device_count)(unsigned*) = nullptr;
+  NvmlReturn (*device_by_index)(unsigned, NvmlDevice*) = nullptr;
+  NvmlReturn (*device_name)(NvmlDevice, char*, unsigned) = nullptr;
+  NvmlReturn (*device_uuid)(NvmlDevice, char*, unsigned) = nullptr;
+  NvmlReturn (*device_pci_info)(NvmlDevice, NvmlPciInfo*) = nullptr;
+  NvmlReturn (*device_compute_capability)(NvmlDevice, int*, int*) = nullptr;
+  NvmlReturn (*device_memory)(NvmlDevice, NvmlMemory*) = nullptr;
+};
+
+// Looks up the first exported name of `names` (newest versioned symbol first, as nvml.h maps
+// nvmlInit to nvmlInit_v2) and records which one was used.
+template<typename Fn>
+void bind(const platform::DynamicLibrary& lib,
+          Fn& slot,
+          std::initializer_list<const char*> names,
+          nlohmann::ordered_json& symbols) {
+  for (const char* name : names) {
+    if (void* p = lib.symbol(name)) {
+      slot = reinterpret_cast<Fn>(p);
+      symbols.push_back(name);
+      return;
+    }
+  }
+}
+
+std::string error_text(const NvmlTable& t, NvmlReturn rc) {
+  const char* s = t.error_string != nullptr ? t.error_string(rc) : nullptr;
+  return s != nullptr ? util::sanitize(s, 200) : fmt::format("NVML error {}", rc);
+}
+
+std::vector<std::string> library_names() {
+  if (platform::host_os() == platform::OsFamily::windows) {
+    return {"nvml.dll"};
+  }
+  return {"libnvidia-ml.so.1", "libnvidia-ml.so"};
+}
+
+nlohmann::ordered_json probe() {
+  nlohmann::ordered_json out;
+  std::optional<platform::DynamicLibrary> lib;
+  std::vector<std::string> errors;
+  for (const std::string& name : library_names()) {
+    auto opened = platform::DynamicLibrary::open(name);
+    if (opened) {
+      lib.emplace(std::move(*opened));
+      break;
+    }
+    errors.push_back(util::sanitize(opened.error().message, 300));
+  }
+  if (!lib) {
+    out["library_error"] = util::join(errors, "; ");
+    return out;
+  }
+  out["library"] = lib->path();
+  NvmlTable t;
+  nlohmann::ordered_json symbols = nlohmann::ordered_json::array();
+  bind(*lib, t.init, {"nvmlInit_v2", "nvmlInit"}, symbols);
+  bind(*lib, t.shutdown, {"nvmlShutdown"}, symbols);
+  bind(*lib, t.error_string, {"nvmlErrorString"}, symbols);
+  bind(*lib, t.system_driver_version, {"nvmlSystemGetDriverVersion"}, symbols);
+  bind(*lib, t.system_nvml_version, {"nvmlSystemGetNVMLVersion"}, symbols);
+  bind(*lib,
+       t.system_cuda_driver_version,
+       {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"},
+       symbols);
+  bind(*lib, t.device_count, {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"}, symbols);
+  bind(*lib,
+       t.device_by_index,
+       {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"},
+       symbols);
+  bind(*lib, t.device_name, {"nvmlDeviceGetName"}, symbols);
+  bind(*lib, t.device_uuid, {"nvmlDeviceGetUUID"}, symbols);
+  bind(*lib, t.device_pci_info, {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"}, symbols);
+  bind(*lib, t.device_compute_capability, {"nvmlDeviceGetCudaComputeCapability"}, symbols);
+  bind(*lib, t.device_memory, {"nvmlDeviceGetMemoryInfo"}, symbols);
+  out["symbols"] = symbols;
+
+  char buf[k_text_buffer] = {};
+  // The NVML version query works without a driver; ask it first.
+  if (t.system_nvml_version != nullptr && t.system_nvml_version(buf, sizeof buf) == k_success) {
+    out["nvml_version"] = util::sanitize(buf, 80);
+  }
+  if (t.init == nullptr) {
+    out["init_error"] = "the library exports neither nvmlInit_v2 nor nvmlInit";
+    return out;
+  }
+  const NvmlReturn rc = t.init();
+  out["init"] = rc;
+  if (rc != k_success) {
+    out["init_error"] = error_text(t, rc);
+    return out;
+  }
+  if (t.system_driver_version != nullptr && t.system_driver_version(buf, sizeof buf) == k_success) {
+    out["driver_version"] = util::sanitize(buf, 80);
+  }
+  int cuda = 0;
+  if (t.system_cuda_driver_version != nullptr && t.system_cuda_driver_version(&cuda) == k_success) {
+    out["cuda_driver_version"] = cuda;
+  }
+  unsigned count = 0;
+  nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+  if (t.device_count != nullptr) {
+    const NvmlReturn crc = t.device_count(&count);
+    if (crc != k_success) {
+      out["device_count_error"] = error_text(t, crc);
+      count = 0;
+    }
+  }
+  for (unsigned i = 0; i < count && i < 64; ++i) {
+    nlohmann::ordered_json d;
+    d["index"] = i;
+    NvmlDevice dev = nullptr;
+    const NvmlReturn hrc = t.device_by_index != nullptr ? t.device_by_index(i, &dev) : -1;
+    if (hrc != k_success) {
+      d["error"] = error_text(t, hrc);
+      devices.push_back(d);
+      continue;
+    }
+    if (t.device_name != nullptr && t.device_name(dev, buf, sizeof buf) == k_success) {
+      d["name"] = util::sanitize(buf, 96);
+    }
+    if (t.device_uuid != nullptr && t.device_uuid(dev, buf, sizeof buf) == k_success) {
+      d["uuid"] = util::sanitize(buf, 96);
+    }
+    NvmlPciInfo pci{};
+    if (t.device_pci_info != nullptr && t.device_pci_info(dev, &pci) == k_success) {
+      pci.bus_id[sizeof pci.bus_id - 1] = '\0';
+      d["pci_bus_id"] = util::sanitize(pci.bus_id, 32);
+    }
+    int major = 0;
+    int minor = 0;
+    if (t.device_compute_capability != nullptr
+        && t.device_compute_capability(dev, &major, &minor) == k_success) {
+      d["compute_capability"] = fmt::format("{}.{}", major, minor);
+    }
+    NvmlMemory mem{};
+    if (t.device_memory != nullptr && t.device_memory(dev, &mem) == k_success) {
+      d["memory_total"] = mem.total;
+      d["memory_free"] = mem.free;
+    }
+    devices.push_back(d);
+  }
+  out["devices"] = devices;
+  if (t.shutdown != nullptr) {
+    t.shutdown();
+  }
+  return out;
+}
+
+} // namespace
+
+int run_nvml_child() {
+  platform::drop_machine_changing_privileges();
+  const std::string text =
+      probe().dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  return 0;
+}
+
+} // namespace doctor::probe

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/util/paths.hpp>
+
+#include <algorithm>
+
+namespace doctor::util {
+
+std::string join_path(std::string_view dir, std::string_view name) {
+  std::string out(dir);
+  while (out.size() > 1 && out.back() == '/') {
+    out.pop_back();
+  }
+  if (out.empty() || out.back() != '/') {
+    out += '/';
+  }
+  while (!name.empty() && name.front() == '/') {
+    name.remove_prefix(1);
+  }
+  out += name;
+  return out;
+}
+
+std::string parent_path(std::string_view path) {
+  const std::string normal = normalize_path(path);
+  const auto slash = normal.rfind('/');
+  if (slash == 0 || slash == std::string::npos) {
+    return "/";
+  }
+  return normal.substr(0, slash);
+}
+
+std::string_view file_name(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') {
+    path.remove_suffix(1);
+  }
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// One pass, building the result in place: it runs for every line of every package record, so
+// it must not allocate per component.
+std::string normalize_path(std::string_view path) {
+  std::string out;
+  out.reserve(path.size() + 1);
+  std::size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') {
+      ++i;
+    }
+    const std::size_t end = std::min(path.find('/', i), path.size());
+    const std::string_view part = path.substr(i, end - i);
+    i = end;
+    if (part.empty() || part == ".") {
+      continue;
+    }
+    if (part == "..") {
+      out.resize(out.empty() ? 0 : out.rfind('/'));
+      continue;
+    }
+    out += '/';
+    out += part;
+  }
+  if (out.empty()) {
+    out = "/";
+  }
+  return out;
+}
+
+} // namespace doctor::util
