@@ -2,7 +2,8 @@
 #
 # Native builds use Debian's CMake packages. The mingw-w64 cross build cannot use Debian's host
 # configs (they put /usr/include on the include path and glibc headers break the build), so the
-# header-only libraries are staged into a directory of their own and fmt is used header-only.
+# header-only libraries are staged into a directory of their own, and fmt's out-of-line part is
+# compiled once (cmake/fmt_compiled_once.cpp) instead of into every file (FMT_HEADER_ONLY).
 if(CMAKE_CROSSCOMPILING)
   set(_staged ${CMAKE_BINARY_DIR}/host-headers)
   file(MAKE_DIRECTORY ${_staged})
@@ -14,9 +15,11 @@ if(CMAKE_CROSSCOMPILING)
       file(CREATE_LINK /usr/include/${_dir} ${_staged}/${_dir} SYMBOLIC)
     endif()
   endforeach()
+  add_library(doctor_fmt STATIC ${CMAKE_CURRENT_LIST_DIR}/fmt_compiled_once.cpp)
+  target_include_directories(doctor_fmt SYSTEM PUBLIC ${_staged})
   add_library(doctor_third_party INTERFACE)
   target_include_directories(doctor_third_party SYSTEM INTERFACE ${_staged})
-  target_compile_definitions(doctor_third_party INTERFACE FMT_HEADER_ONLY=1)
+  target_link_libraries(doctor_third_party INTERFACE doctor_fmt)
 else()
   find_package(fmt REQUIRED)
   find_package(nlohmann_json 3.10 REQUIRED)
