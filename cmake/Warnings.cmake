@@ -9,3 +9,15 @@ target_compile_options(doctor_warnings INTERFACE
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   target_compile_options(doctor_warnings INTERFACE -Wno-restrict)
 endif()
+
+# DOCTOR_SANITIZE (e.g. "address,undefined") instruments the project's own code, the libraries of
+# src/doctor and the CLI, and links every executable with the sanitizer runtimes. Test harnesses
+# (GoogleTest files, fuzz replayers, test tools) are not instrumented: they only drive the code
+# under test, and instrumenting GoogleTest's macros made the test files most of a sanitized build.
+set(DOCTOR_SANITIZE "" CACHE STRING "Sanitizers for the project's own code (-fsanitize=LIST)")
+add_library(doctor_sanitized INTERFACE)
+if(DOCTOR_SANITIZE)
+  target_compile_options(doctor_sanitized INTERFACE
+    -fsanitize=${DOCTOR_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${DOCTOR_SANITIZE})
+endif()

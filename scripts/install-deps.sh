@@ -19,8 +19,10 @@ PKGS+=(libnvidia-ml1)
 # Real systemd journal files for the crash-evidence reader's tests (libsystemd is loaded at run
 # time, never linked).
 PKGS+=(systemd-journal-remote libsystemd0)
-# Format check.
-PKGS+=(clang-format-14)
+# Format check and clang-tidy.
+PKGS+=(clang-format-14 clang-tidy-14)
+# The compiler cache every build goes through (CMakeLists.txt).
+PKGS+=(ccache)
 # bench/bench_explain.py measures explain against ripgrep.
 PKGS+=(ripgrep)
 
