@@ -183,19 +183,19 @@ int run_check(const CheckOptions& options) {
   rep.command = "check";
   rep.tool_version = DOCTOR_VERSION;
   rep.kb_version = kb.version();
-  rep.fail_on = options.fail_on;
+  rep.fail_on = options.output.fail_on;
   rep.inventory = report::make_inventory(facts);
   rep.findings = checks::run_checks(facts, kb, checks::all_checks());
-  write_output(options.output,
-               report::render(
-                   rep, options.format, use_color(options.color, options.format, options.output)));
+  const OutputOptions& out = options.output;
+  write_output(out.file,
+               report::render(rep, out.format, use_color(out.color, out.format, out.file)));
   return report::exit_status(rep) == 0 ? k_exit_ok : k_exit_findings;
 }
 
 int run_snapshot(const SnapshotOptions& options) {
   const kb::KnowledgeBase kb = load_kb(options.target);
   const facts::Facts facts = collect_facts(options.target, kb);
-  write_output(options.output, facts::to_json_text(facts));
+  write_output(options.output.file, facts::to_json_text(facts));
   return k_exit_ok;
 }
 
@@ -213,8 +213,9 @@ int run_kb(const KbOptions& options) {
                     fmt::join(unmatched, "\n  "))};
   }
   const report::KbSummary summary = report::summarize_kb(kb, options.check_dir);
-  const std::string out =
-      options.json ? report::render_kb_json(summary) : report::render_kb_text(summary);
+  const std::string out = options.output.format == report::Format::json
+                              ? report::render_kb_json(summary)
+                              : report::render_kb_text(summary);
   write_output("", out);
   return k_exit_ok;
 }

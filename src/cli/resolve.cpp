@@ -111,7 +111,7 @@ int run_resolve(const ResolveOptions& options) {
   collect::SysRootProbe probe(root);
 
   if (options.tree) {
-    if (options.format == report::Format::json) {
+    if (options.output.format == report::Format::json) {
       throw CommandError{k_exit_usage, "--tree prints text only; drop --format json"};
     }
     const std::string path = as_inner_path(root, options.name);
@@ -207,8 +207,8 @@ int run_resolve(const ResolveOptions& options) {
       rep.file_versions.emplace(file, std::move(*v));
     }
   }
-  print(options.format == report::Format::json ? report::render_resolve_json(rep)
-                                               : report::render_resolve_text(rep));
+  print(options.output.format == report::Format::json ? report::render_resolve_json(rep)
+                                                      : report::render_resolve_text(rep));
   for (const loader::LoadStep& s : rep.steps) {
     if (!s.resolution.chosen) {
       return k_exit_findings;
