@@ -156,10 +156,38 @@ void header(const Json& doc,
   }
 }
 
-std::vector<XidEntry> parse_xids(const Json& doc, const std::string& file) {
-  header(doc, "xid", {"xids"}, file);
+// "category_findings": exactly one finding per category.
+std::vector<XidCategoryFinding> parse_xid_categories(const Json& doc, const std::string& file) {
+  std::vector<XidCategoryFinding> out;
+  std::set<std::string, std::less<>> seen;
+  const Json& rows = typed(doc, "category_findings", Json::value_t::array, file);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string where = fmt::format("{}: category_findings[{}]", file, i);
+    known_fields(rows[i], {"category", "finding", "source"}, where);
+    XidCategoryFinding c;
+    c.category = one_of(rows[i], "category", k_categories, where);
+    if (!seen.insert(c.category).second) {
+      throw Invalid{fmt::format("{}: duplicate category \"{}\"", where, c.category)};
+    }
+    c.finding = text(rows[i], "finding", where);
+    c.source = text(rows[i], "source", where);
+    out.push_back(std::move(c));
+  }
+  for (const std::string& category : k_categories) {
+    if (seen.count(category) == 0) {
+      throw Invalid{
+          fmt::format("{}: category_findings names no finding for \"{}\"", file, category)};
+    }
+  }
+  return out;
+}
+
+std::vector<XidEntry> parse_xids(const Json& doc,
+                                 const std::vector<XidCategoryFinding>& categories,
+                                 const std::string& file) {
   std::vector<XidEntry> out;
   std::set<unsigned> seen;
+  std::set<std::uint64_t> nvlddmkm_events;
   const Json& rows = typed(doc, "xids", Json::value_t::array, file);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Json& row = rows[i];
@@ -176,7 +204,9 @@ std::vector<XidEntry> parse_xids(const Json& doc, const std::string& file) {
                   "legacy_causes",
                   "meaning",
                   "fixes",
-                  "source"},
+                  "source",
+                  "finding",
+                  "nvlddmkm_event"},
                  where);
     XidEntry x;
     const auto code =
@@ -213,6 +243,21 @@ std::vector<XidEntry> parse_xids(const Json& doc, const std::string& file) {
     x.meaning = text(row, "meaning", where);
     x.fixes = strings(row, "fixes", true, where);
     x.source = text(row, "source", where);
+    x.finding = optional_text(row, "finding", where);
+    for (const XidCategoryFinding& c : categories) {
+      if (x.finding.empty() && c.category == x.category) {
+        x.finding = c.finding;
+      }
+    }
+    if (row.contains("nvlddmkm_event")) {
+      const auto id =
+          typed(row, "nvlddmkm_event", Json::value_t::number_unsigned, where).get<std::uint64_t>();
+      if (id == 0 || id > 0xFFFF || !nvlddmkm_events.insert(id).second) {
+        throw Invalid{
+            fmt::format("{}: \"nvlddmkm_event\" must be an event id 1..65535 of one row", where)};
+      }
+      x.nvlddmkm_event = static_cast<unsigned>(id);
+    }
     out.push_back(std::move(x));
   }
   return out;
@@ -337,15 +382,35 @@ std::uint32_t mask_bugcheck_code(std::uint32_t code) {
 CrashCatalog::CrashCatalog(std::vector<XidEntry> xids,
                            std::vector<BugCheckEntry> bugchecks,
                            std::vector<ExceptionCodeEntry> exceptions,
-                           std::vector<CrashModuleEntry> modules)
+                           std::vector<CrashModuleEntry> modules,
+                           std::vector<XidCategoryFinding> xid_categories)
     : m_xids(std::move(xids))
     , m_bugchecks(std::move(bugchecks))
     , m_exceptions(std::move(exceptions))
-    , m_modules(std::move(modules)) {}
+    , m_modules(std::move(modules))
+    , m_xid_categories(std::move(xid_categories)) {}
 
 const XidEntry* CrashCatalog::xid(unsigned code) const {
   for (const XidEntry& x : m_xids) {
     if (x.code == code) {
+      return &x;
+    }
+  }
+  return nullptr;
+}
+
+const XidEntry* CrashCatalog::xid_with_finding(std::string_view finding) const {
+  for (const XidEntry& x : m_xids) {
+    if (x.finding == finding) {
+      return &x;
+    }
+  }
+  return nullptr;
+}
+
+const XidEntry* CrashCatalog::xid_for_nvlddmkm_event(std::uint32_t event_id) const {
+  for (const XidEntry& x : m_xids) {
+    if (event_id != 0 && x.nvlddmkm_event == event_id) {
       return &x;
     }
   }
@@ -395,8 +460,12 @@ Expected<CrashCatalog> parse_crash_catalog(std::string_view xid_json,
                                            const std::string& bugchecks_file) {
   try {
     std::vector<XidEntry> xids;
+    std::vector<XidCategoryFinding> categories;
     if (!xid_json.empty()) {
-      xids = parse_xids(parse_json(xid_json, xid_file), xid_file);
+      const Json doc = parse_json(xid_json, xid_file);
+      header(doc, "xid", {"category_findings", "xids"}, xid_file);
+      categories = parse_xid_categories(doc, xid_file);
+      xids = parse_xids(doc, categories, xid_file);
     }
     std::vector<BugCheckEntry> bugchecks;
     std::vector<ExceptionCodeEntry> exceptions;
@@ -411,8 +480,11 @@ Expected<CrashCatalog> parse_crash_catalog(std::string_view xid_json,
       modules = parse_modules(typed(doc, "modules", Json::value_t::array, bugchecks_file),
                               bugchecks_file);
     }
-    return CrashCatalog(
-        std::move(xids), std::move(bugchecks), std::move(exceptions), std::move(modules));
+    return CrashCatalog(std::move(xids),
+                        std::move(bugchecks),
+                        std::move(exceptions),
+                        std::move(modules),
+                        std::move(categories));
   } catch (const Invalid& e) {
     return make_error(ErrorCode::parse, e.message);
   } catch (const Json::exception& e) {
