@@ -16,7 +16,7 @@ constexpr std::uint32_t k_max_xid_code = 100000;
 void kernel_crash(Incident& inc,
                   const Observation& obs,
                   std::string_view what,
-                  std::string reason) {
+                  const std::string& reason) {
   inc.subject = "the Linux kernel";
   inc.title =
       reason.empty() ? std::string(what) : fmt::format("{}: {}", what, util::sanitize(reason, 120));
@@ -169,7 +169,7 @@ void read_lockup(Incident& inc, const Observation& obs, const ReadContext& /*ctx
                          get(obs, "seconds").empty() ? "" : " for " + get(obs, "seconds") + " s",
                          get(obs, "process").empty() ? "" : " (" + get(obs, "process") + ")");
   }
-  kernel_crash(inc, obs, "Kernel lockup", std::move(reason));
+  kernel_crash(inc, obs, "Kernel lockup", reason);
 }
 
 } // namespace doctor::crash::readers

@@ -12,7 +12,7 @@ namespace {
 using namespace readers; // the table names its readers
 
 constexpr std::int64_t k_second = 1000000;
-constexpr std::int64_t k_crash_records = 30 * 60 * k_second; // a dump, 1001 and 41 of one crash
+constexpr std::int64_t k_crash_records = k_second * 60 * 30; // a dump, 1001 and 41 of one crash
 constexpr std::int64_t k_tdr_records = 60 * k_second;        // 4101, nvlddmkm 153, LiveKernelEvent
 
 // One row per ObservationKind, in its order. The names and findings are append-only interfaces
