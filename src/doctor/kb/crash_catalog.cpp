@@ -88,10 +88,36 @@ JsonRow header(const Json& doc,
   return file_header(doc, kind, file);
 }
 
-std::vector<XidEntry> parse_xids(const Json& doc, const std::string& file) {
-  const JsonRow top = header(doc, "xid", {"xids"}, file);
+// "category_findings": exactly one finding per category.
+std::vector<XidCategoryFinding> parse_xid_categories(const JsonRow& top) {
+  std::vector<XidCategoryFinding> out;
+  std::set<std::string, std::less<>> seen;
+  const JsonRows rows = top.rows("category_findings");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const JsonRow row = rows[i];
+    row.only({"category", "finding", "source"});
+    XidCategoryFinding c;
+    c.category = one_of(row, "category", k_categories);
+    if (!seen.insert(c.category).second) {
+      row.fail(fmt::format("duplicate category \"{}\"", c.category));
+    }
+    c.finding = row.text("finding");
+    c.source = row.text("source");
+    out.push_back(std::move(c));
+  }
+  for (const std::string& category : k_categories) {
+    if (seen.count(category) == 0) {
+      top.fail(fmt::format("category_findings names no finding for \"{}\"", category));
+    }
+  }
+  return out;
+}
+
+std::vector<XidEntry> parse_xids(const JsonRow& top,
+                                 const std::vector<XidCategoryFinding>& categories) {
   std::vector<XidEntry> out;
   std::set<unsigned> seen;
+  std::set<std::uint64_t> nvlddmkm_events;
   const JsonRows rows = top.rows("xids");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     JsonRow row = rows[i];
@@ -106,7 +132,9 @@ std::vector<XidEntry> parse_xids(const Json& doc, const std::string& file) {
               "legacy_causes",
               "meaning",
               "fixes",
-              "source"});
+              "source",
+              "finding",
+              "nvlddmkm_event"});
     XidEntry x;
     const auto code = row.number("code");
     if (code == 0 || code > k_max_xid) {
@@ -139,6 +167,18 @@ std::vector<XidEntry> parse_xids(const Json& doc, const std::string& file) {
     x.meaning = row.text("meaning");
     x.fixes = row.texts("fixes");
     x.source = row.text("source");
+    x.finding = row.optional_text("finding");
+    for (const XidCategoryFinding& c : categories) {
+      if (x.finding.empty() && c.category == x.category) {
+        x.finding = c.finding;
+      }
+    }
+    if (const auto id = row.optional_number("nvlddmkm_event")) {
+      if (*id == 0 || *id > 0xFFFF || !nvlddmkm_events.insert(*id).second) {
+        row.fail("\"nvlddmkm_event\" must be an event id 1..65535 of one row");
+      }
+      x.nvlddmkm_event = static_cast<unsigned>(*id);
+    }
     out.push_back(std::move(x));
   }
   return out;
@@ -245,15 +285,35 @@ std::uint32_t mask_bugcheck_code(std::uint32_t code) {
 CrashCatalog::CrashCatalog(std::vector<XidEntry> xids,
                            std::vector<BugCheckEntry> bugchecks,
                            std::vector<ExceptionCodeEntry> exceptions,
-                           std::vector<CrashModuleEntry> modules)
+                           std::vector<CrashModuleEntry> modules,
+                           std::vector<XidCategoryFinding> xid_categories)
     : m_xids(std::move(xids))
     , m_bugchecks(std::move(bugchecks))
     , m_exceptions(std::move(exceptions))
-    , m_modules(std::move(modules)) {}
+    , m_modules(std::move(modules))
+    , m_xid_categories(std::move(xid_categories)) {}
 
 const XidEntry* CrashCatalog::xid(unsigned code) const {
   for (const XidEntry& x : m_xids) {
     if (x.code == code) {
+      return &x;
+    }
+  }
+  return nullptr;
+}
+
+const XidEntry* CrashCatalog::xid_with_finding(std::string_view finding) const {
+  for (const XidEntry& x : m_xids) {
+    if (x.finding == finding) {
+      return &x;
+    }
+  }
+  return nullptr;
+}
+
+const XidEntry* CrashCatalog::xid_for_nvlddmkm_event(std::uint32_t event_id) const {
+  for (const XidEntry& x : m_xids) {
+    if (event_id != 0 && x.nvlddmkm_event == event_id) {
       return &x;
     }
   }
@@ -303,8 +363,12 @@ Expected<CrashCatalog> parse_crash_catalog(std::string_view xid_json,
                                            const std::string& bugchecks_file) {
   try {
     std::vector<XidEntry> xids;
+    std::vector<XidCategoryFinding> categories;
     if (!xid_json.empty()) {
-      xids = parse_xids(parse_json_file(xid_json, xid_file), xid_file);
+      const Json doc = parse_json_file(xid_json, xid_file);
+      const JsonRow top = header(doc, "xid", {"category_findings", "xids"}, xid_file);
+      categories = parse_xid_categories(top);
+      xids = parse_xids(top, categories);
     }
     std::vector<BugCheckEntry> bugchecks;
     std::vector<ExceptionCodeEntry> exceptions;
@@ -317,8 +381,11 @@ Expected<CrashCatalog> parse_crash_catalog(std::string_view xid_json,
       exceptions = parse_exceptions(top.rows("exceptions"));
       modules = parse_modules(top.rows("modules"));
     }
-    return CrashCatalog(
-        std::move(xids), std::move(bugchecks), std::move(exceptions), std::move(modules));
+    return CrashCatalog(std::move(xids),
+                        std::move(bugchecks),
+                        std::move(exceptions),
+                        std::move(modules),
+                        std::move(categories));
   } catch (const Invalid& e) {
     return make_error(ErrorCode::parse, e.message);
   } catch (const Json::exception& e) {
