@@ -73,6 +73,20 @@ void check_header(const Json& doc, std::string_view kind, const std::string& fil
   }
 }
 
+constexpr std::pair<Family, std::string_view> k_families[] = {
+    {Family::versions, "versions"},
+    {Family::driver_conflicts, "driver_conflicts"},
+    {Family::damaged_files, "damaged_files"},
+    {Family::access_security, "access_security"},
+    {Family::resources, "resources"},
+    {Family::unstable_hardware, "unstable_hardware"},
+    {Family::colliding_environments, "colliding_environments"},
+    {Family::os_updates, "os_updates"},
+    {Family::crash_evidence, "crash_evidence"},
+    {Family::explain, "explain"},
+    {Family::internal, "internal"},
+};
+
 std::vector<FindingTemplate> parse_findings(const Json& doc, const std::string& file) {
   check_header(doc, "findings", file);
   std::vector<FindingTemplate> out;
@@ -99,6 +113,22 @@ std::vector<FindingTemplate> parse_findings(const Json& doc, const std::string& 
       throw Invalid{fmt::format("{}: unknown cause class \"{}\"", where, cls)};
     }
     t.cause_class = *cause;
+    const std::string family = string_field(row, "family", where);
+    const auto parsed_family = parse_family(family);
+    if (!parsed_family) {
+      std::vector<std::string_view> names;
+      for (const auto& f : k_families) {
+        names.push_back(f.second);
+      }
+      throw Invalid{fmt::format("{}: field \"family\": unknown family \"{}\" (one of {})",
+                                where,
+                                family,
+                                fmt::join(names, ", "))};
+    }
+    t.family = *parsed_family;
+    if (row.contains("check")) {
+      t.check = string_field(row, "check", where);
+    }
     std::set<std::string> declared;
     if (row.contains("params")) {
       for (const Json& p : field(row, "params", Json::value_t::array, where)) {
@@ -252,6 +282,24 @@ std::vector<WindowsLoadingRule> parse_windows_loading(const Json& doc, const std
 }
 
 } // namespace
+
+std::string_view to_string(Family family) {
+  for (const auto& [f, name] : k_families) {
+    if (f == family) {
+      return name;
+    }
+  }
+  return "internal";
+}
+
+std::optional<Family> parse_family(std::string_view name) {
+  for (const auto& [f, n] : k_families) {
+    if (n == name) {
+      return f;
+    }
+  }
+  return std::nullopt;
+}
 
 bool valid_version_range(std::string_view range) {
   if (range.empty()) {
