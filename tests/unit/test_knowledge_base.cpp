@@ -2,6 +2,7 @@
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/check.hpp>
 #include <doctor/crash/analysis.hpp>
+#include <doctor/kb/finding_ids.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 
@@ -42,7 +43,7 @@ TEST(knowledge_base, embedded_knowledge_base_loads) {
 TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
   auto kb = kb::KnowledgeBase::load_embedded();
   ASSERT_TRUE(kb);
-  std::set<std::string> emitted{std::string(checks::k_check_failed_id)};
+  std::set<std::string> emitted{std::string(kb::ids::k_internal_check_failed)};
   for (const checks::CheckDef& c : checks::all_checks()) {
     for (std::string_view id : c.emits) {
       emitted.insert(std::string(id));
