@@ -39,6 +39,8 @@ constexpr CheckDef k_checks[] = {
     {"device_access", emits::k_device_access, check_device_access},
     {"search_paths", emits::k_search_paths, check_search_paths},
     {"unsafe_runpaths", emits::k_unsafe_runpaths, check_unsafe_runpaths},
+    // resources.cpp
+    {"host_memory", emits::k_host_memory, check_host_memory},
     // colliding_environments.cpp
     {"multiple_toolkits", emits::k_multiple_toolkits, check_multiple_toolkits},
     {"multiple_cudnn", emits::k_multiple_cudnn, check_multiple_cudnn},

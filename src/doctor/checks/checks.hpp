@@ -64,6 +64,9 @@ void check_unsafe_runpaths(const facts::Facts& facts,
                            const kb::KnowledgeBase& kb,
                            FindingSink& out);
 
+// resources.cpp (family 5): host memory (RAM and swap or page file) against the GPU memory.
+void check_host_memory(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+
 // colliding_environments.cpp (family 7): several toolkits or cuDNN copies, and what the loader
 // model says each framework, dispatcher and program loads from them.
 void check_multiple_toolkits(const facts::Facts& facts,
