@@ -3,6 +3,7 @@
 #include <doctor/checks/check.hpp>
 #include <doctor/crash/analysis.hpp>
 #include <doctor/kb/embedded.hpp>
+#include <doctor/kb/finding_ids.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 
@@ -27,7 +28,8 @@ std::string findings_with(const std::string& row) {
 }
 
 const char* k_good_row = R"({"id": "x.y", "title": "T", "severity": "error",
-  "cause_class": "other", "params": ["dir"], "message": "in {dir}",
+  "cause_class": "other", "family": "resources", "check": "host_memory", "params": ["dir"],
+  "message": "in {dir}",
   "fixes": [{"text": "fix {dir}", "command": "ls {dir}", "when": "pip"}], "source": "src"})";
 
 TEST(knowledge_base, embedded_knowledge_base_loads) {
@@ -44,7 +46,7 @@ TEST(knowledge_base, embedded_knowledge_base_loads) {
 TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
   auto kb = kb::KnowledgeBase::load_embedded();
   ASSERT_TRUE(kb);
-  std::set<std::string> emitted{std::string(checks::k_check_failed_id)};
+  std::set<std::string> emitted{std::string(kb::ids::k_internal_check_failed)};
   for (const checks::CheckDef& c : checks::all_checks()) {
     for (std::string_view id : c.emits) {
       emitted.insert(std::string(id));
@@ -87,6 +89,8 @@ TEST(knowledge_base, loads_a_valid_minimal_set) {
   EXPECT_EQ(kb->version(), "t1");
   ASSERT_NE(kb->finding("x.y"), nullptr);
   EXPECT_EQ(kb->finding("x.y")->fixes.front().when, "pip");
+  EXPECT_EQ(kb->finding("x.y")->family, kb::Family::resources);
+  EXPECT_EQ(kb->finding("x.y")->check, "host_memory");
   EXPECT_EQ(kb->finding("nope"), nullptr);
 }
 
@@ -103,27 +107,40 @@ TEST(knowledge_base, rejects_invalid_rows_with_the_place_named) {
         "message": "m", "fixes": [{"text": "f"}], "source": "s"})",
        "unknown cause class"},
       {"bad severity",
-       R"({"id": "a", "title": "T", "severity": "fatal", "cause_class": "other",
+       R"({"id": "a", "title": "T", "severity": "fatal", "cause_class": "other", "family": "internal",
         "message": "m", "fixes": [{"text": "f"}], "source": "s"})",
        "severity"},
       {"undeclared placeholder",
        R"({"id": "a", "title": "T", "severity": "info",
-        "cause_class": "other", "message": "{dir}", "fixes": [{"text": "f"}], "source": "s"})",
+        "cause_class": "other", "family": "internal", "message": "{dir}", "fixes": [{"text": "f"}], "source": "s"})",
        "not declared"},
       {"no source",
-       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other", "family": "internal",
         "message": "m", "fixes": [{"text": "f"}]})",
        "source"},
       {"no fixes",
-       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other", "family": "internal",
         "message": "m", "fixes": [], "source": "s"})",
        "at least one fix"},
       {"unbalanced brace",
-       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other", "family": "internal",
         "message": "oops {", "fixes": [{"text": "f"}], "source": "s"})",
        "unbalanced"},
+      {"unknown family",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+        "family": "luck", "message": "m", "fixes": [{"text": "f"}], "source": "s"})",
+       "field \"family\": unknown family \"luck\" (one of versions, driver_conflicts"},
+      {"no family",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+        "message": "m", "fixes": [{"text": "f"}], "source": "s"})",
+       "findings[0] (a): missing field \"family\""},
+      {"check not a string",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+        "family": "internal", "check": 3, "message": "m", "fixes": [{"text": "f"}],
+        "source": "s"})",
+       "field \"check\" has the wrong type"},
       {"wrong type",
-       R"({"id": 7, "title": "T", "severity": "info", "cause_class": "other",
+       R"({"id": 7, "title": "T", "severity": "info", "cause_class": "other", "family": "internal",
         "message": "m", "fixes": [{"text": "f"}], "source": "s"})",
        "wrong type"},
   };

@@ -29,6 +29,20 @@ void check_placeholders(std::string_view text,
   }
 }
 
+constexpr std::pair<Family, std::string_view> k_families[] = {
+    {Family::versions, "versions"},
+    {Family::driver_conflicts, "driver_conflicts"},
+    {Family::damaged_files, "damaged_files"},
+    {Family::access_security, "access_security"},
+    {Family::resources, "resources"},
+    {Family::unstable_hardware, "unstable_hardware"},
+    {Family::colliding_environments, "colliding_environments"},
+    {Family::os_updates, "os_updates"},
+    {Family::crash_evidence, "crash_evidence"},
+    {Family::explain, "explain"},
+    {Family::internal, "internal"},
+};
+
 std::vector<FindingTemplate> parse_findings(const Json& doc, const std::string& file) {
   const JsonRow top = file_header(doc, "findings", file);
   std::vector<FindingTemplate> out;
@@ -54,6 +68,18 @@ std::vector<FindingTemplate> parse_findings(const Json& doc, const std::string& 
       row.fail(fmt::format("unknown cause class \"{}\"", cls));
     }
     t.cause_class = *cause;
+    const std::string family = row.text("family");
+    const auto parsed_family = parse_family(family);
+    if (!parsed_family) {
+      std::vector<std::string_view> names;
+      for (const auto& f : k_families) {
+        names.push_back(f.second);
+      }
+      row.fail(fmt::format(
+          "field \"family\": unknown family \"{}\" (one of {})", family, fmt::join(names, ", ")));
+    }
+    t.family = *parsed_family;
+    t.check = row.optional_text("check");
     t.params = row.optional_texts("params");
     const std::set<std::string> declared(t.params.begin(), t.params.end());
     t.message = row.text("message");
@@ -168,6 +194,24 @@ std::vector<WindowsLoadingRule> parse_windows_loading(const Json& doc, const std
 }
 
 } // namespace
+
+std::string_view to_string(Family family) {
+  for (const auto& [f, name] : k_families) {
+    if (f == family) {
+      return name;
+    }
+  }
+  return "internal";
+}
+
+std::optional<Family> parse_family(std::string_view name) {
+  for (const auto& [f, n] : k_families) {
+    if (n == name) {
+      return f;
+    }
+  }
+  return std::nullopt;
+}
 
 bool valid_version_range(std::string_view range) {
   if (range.empty()) {
