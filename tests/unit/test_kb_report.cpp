@@ -19,12 +19,12 @@ const char* k_manifest = R"({"spec": "cudnn-doctor-kb/1", "kind": "manifest", "v
 
 // Three findings citing two sources, and a library set citing one of them again.
 const char* k_findings = R"({"spec": "cudnn-doctor-kb/1", "kind": "findings", "findings": [
-  {"id": "a.one", "title": "T", "severity": "error", "cause_class": "other", "message": "m",
-   "fixes": [{"text": "f"}], "source": "https://example.org/a"},
-  {"id": "a.two", "title": "T", "severity": "error", "cause_class": "other", "message": "m",
-   "fixes": [{"text": "f"}], "source": "https://example.org/b"},
-  {"id": "a.three", "title": "T", "severity": "info", "cause_class": "other", "message": "m",
-   "fixes": [{"text": "f"}], "source": "https://example.org/a"}]})";
+  {"id": "a.one", "title": "T", "severity": "error", "cause_class": "other",
+   "family": "internal", "message": "m", "fixes": [{"text": "f"}], "source": "https://example.org/a"},
+  {"id": "a.two", "title": "T", "severity": "error", "cause_class": "other",
+   "family": "internal", "message": "m", "fixes": [{"text": "f"}], "source": "https://example.org/b"},
+  {"id": "a.three", "title": "T", "severity": "info", "cause_class": "other",
+   "family": "internal", "message": "m", "fixes": [{"text": "f"}], "source": "https://example.org/a"}]})";
 const char* k_sets = R"({"spec": "cudnn-doctor-kb/1", "kind": "library_sets", "cudnn": [
   {"major": 9, "os": "linux", "variant": "full", "members": ["libcudnn.so.9"],
    "source": "https://example.org/b"}]})";
