@@ -6,7 +6,6 @@
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/runner.hpp>
 #include <doctor/collect/collect.hpp>
-#include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 #include <doctor/model/facts_json.hpp>
@@ -16,17 +15,15 @@
 #include <doctor/platform/process.hpp>
 #include <doctor/platform/sysroot.hpp>
 #include <doctor/platform/terminal.hpp>
+#include <doctor/report/kb_report.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
-#include <set>
 
 namespace doctor::cli {
 
@@ -186,64 +183,21 @@ int run_check(const CheckOptions& options) {
   rep.command = "check";
   rep.tool_version = DOCTOR_VERSION;
   rep.kb_version = kb.version();
-  rep.fail_on = options.fail_on;
+  rep.fail_on = options.output.fail_on;
   rep.inventory = report::make_inventory(facts);
   rep.findings = checks::run_checks(facts, kb, checks::all_checks());
-  write_output(options.output,
-               report::render(
-                   rep, options.format, use_color(options.color, options.format, options.output)));
+  const OutputOptions& out = options.output;
+  write_output(out.file,
+               report::render(rep, out.format, use_color(out.color, out.format, out.file)));
   return report::exit_status(rep) == 0 ? k_exit_ok : k_exit_findings;
 }
 
 int run_snapshot(const SnapshotOptions& options) {
   const kb::KnowledgeBase kb = load_kb(options.target);
   const facts::Facts facts = collect_facts(options.target, kb);
-  write_output(options.output, facts::to_json_text(facts));
+  write_output(options.output.file, facts::to_json_text(facts));
   return k_exit_ok;
 }
-
-namespace {
-
-// Every row's source, of every table, once each.
-std::set<std::string_view> distinct_sources(const kb::KnowledgeBase& kb, std::size_t& rows) {
-  std::set<std::string_view> out;
-  rows = 0;
-  const auto add = [&](std::string_view source) {
-    out.insert(source);
-    ++rows;
-  };
-  for (const kb::FindingTemplate& t : kb.findings()) {
-    add(t.source);
-  }
-  for (const kb::CudnnLibrarySet& s : kb.cudnn_library_sets()) {
-    add(s.source);
-  }
-  for (const kb::WindowsLoadingRule& r : kb.windows_loading()) {
-    add(r.source);
-  }
-  for (std::string_view s : kb.compat().sources()) {
-    add(s);
-  }
-  for (const kb::Signature& s : kb.signatures()) {
-    add(s.source);
-  }
-  const kb::CrashCatalog& crash = kb.crash();
-  for (const kb::XidEntry& x : crash.xids()) {
-    add(x.source);
-  }
-  for (const kb::BugCheckEntry& b : crash.bugchecks()) {
-    add(b.source);
-  }
-  for (const kb::ExceptionCodeEntry& e : crash.exceptions()) {
-    add(e.source);
-  }
-  for (const kb::CrashModuleEntry& m : crash.modules()) {
-    add(m.source);
-  }
-  return out;
-}
-
-} // namespace
 
 int run_kb(const KbOptions& options) {
   TargetOptions target;
@@ -258,42 +212,10 @@ int run_kb(const KbOptions& options) {
                     "match:\n  {}",
                     fmt::join(unmatched, "\n  "))};
   }
-  std::size_t rows = 0;
-  const std::size_t sources = distinct_sources(kb, rows).size();
-  std::string out;
-  if (options.json) {
-    nlohmann::ordered_json doc;
-    doc["version"] = kb.version();
-    if (!options.check_dir.empty()) {
-      doc["checked"] = options.check_dir;
-      doc["valid"] = true;
-    }
-    doc["files"] = nlohmann::ordered_json::array();
-    for (const kb::KbFileInfo& f : kb.files()) {
-      doc["files"].push_back({{"name", f.name}, {"origin", f.origin}, {"rows", f.rows}});
-    }
-    doc["rows"] = rows;
-    doc["distinct_sources"] = sources;
-    out = doc.dump(2) + "\n";
-  } else {
-    if (!options.check_dir.empty()) {
-      out += fmt::format("valid: {}\n", options.check_dir);
-    }
-    out += fmt::format("knowledge base {}\n\n", kb.version());
-    std::size_t name_width = 4;
-    std::size_t origin_width = 6;
-    for (const kb::KbFileInfo& f : kb.files()) {
-      name_width = std::max(name_width, f.name.size());
-      origin_width = std::max(origin_width, f.origin.size());
-    }
-    out +=
-        fmt::format("{:<{}}  {:<{}}  {:>6}\n", "file", name_width, "origin", origin_width, "rows");
-    for (const kb::KbFileInfo& f : kb.files()) {
-      out += fmt::format(
-          "{:<{}}  {:<{}}  {:>6}\n", f.name, name_width, f.origin, origin_width, f.rows);
-    }
-    out += fmt::format("\n{} rows, {} distinct sources\n", rows, sources);
-  }
+  const report::KbSummary summary = report::summarize_kb(kb, options.check_dir);
+  const std::string out = options.output.format == report::Format::json
+                              ? report::render_kb_json(summary)
+                              : report::render_kb_text(summary);
   write_output("", out);
   return k_exit_ok;
 }

@@ -89,10 +89,10 @@ int run_crashes(const CrashesOptions& options) {
     }
   }
   const report::CrashMeta meta{DOCTOR_VERSION, kb.version(), target};
+  const OutputOptions& out = options.output;
   write_output(
-      options.output,
-      report::render_crashes(
-          report, meta, options.format, use_color(options.color, options.format, options.output)));
+      out.file,
+      report::render_crashes(report, meta, out.format, use_color(out.color, out.format, out.file)));
   const bool errors =
       std::any_of(report.incidents.begin(), report.incidents.end(), [](const crash::Incident& i) {
         return i.severity >= Severity::error;

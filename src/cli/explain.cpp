@@ -127,10 +127,10 @@ int run_explain(const ExplainOptions& options) {
     explain::join_machine(*result, facts, kb, findings, label);
   }
   const report::ExplainMeta meta{DOCTOR_VERSION, kb.version()};
-  write_output(
-      options.output,
-      report::render_explain(
-          *result, meta, options.format, use_color(options.color, options.format, options.output)));
+  const OutputOptions& out = options.output;
+  write_output(out.file,
+               report::render_explain(
+                   *result, meta, out.format, use_color(out.color, out.format, out.file)));
   return k_exit_ok;
 }
 

@@ -7,8 +7,16 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
+
+// CLI11's application, declared here so that only the files that build the command line include
+// CLI11.
+namespace CLI { // NOLINT(readability-identifier-naming): CLI11's own name
+class App;
+} // namespace CLI
 
 namespace doctor::cli {
 
@@ -26,23 +34,51 @@ struct TargetOptions {
   std::string kb_dir;           // --kb-dir DIR
 };
 
+// What a command's output looks like and where it goes: the shared options of
+// add_output_options, each filled only where the command declares it.
+struct OutputOptions {
+  report::Format format = report::Format::text; // --format
+  ColorMode color = ColorMode::automatic;       // --color
+  Severity fail_on = Severity::error;           // --fail-on
+  std::string file;                             // -o FILE; empty or "-": standard output
+};
+
+// Which of the shared output options a command takes.
+struct OutputSpec {
+  // --format's choices, in the order its help names them; empty: no --format.
+  std::span<const report::Format> formats = {};
+  std::string_view format_note = {}; // appended to --format's help: "json not with --tree"
+  bool color = false;                // --color
+  bool fail_on = false;              // --fail-on
+  bool file = false;                 // -o/--output
+};
+
+// Declares on `cmd`, in this order, the options `spec` names: --format (its help and choices
+// from spec.formats; "markdown" is also spelled "md"), --color, --fail-on, -o/--output. Parsing
+// fills `out`, which must outlive `cmd`.
+void add_output_options(CLI::App& cmd, OutputOptions& out, const OutputSpec& spec);
+
+// Declares where the facts come from: --sysroot, --env, --snapshot (when `with_snapshot`),
+// --no-nvml, --verify, --no-cache, --probe-timeout and --kb-dir, filling `target`.
+void add_target_options(CLI::App& cmd, TargetOptions& target, bool with_snapshot);
+
+// Declares --kb-dir alone (add_target_options includes it).
+void add_kb_dir_option(CLI::App& cmd, std::string& kb_dir);
+
 struct CheckOptions {
   TargetOptions target;
-  report::Format format = report::Format::text;
-  ColorMode color = ColorMode::automatic;
-  Severity fail_on = Severity::error;
-  std::string output; // -o FILE; empty: stdout
+  OutputOptions output; // --format text|json|markdown, --color, --fail-on, -o
 };
 
 struct SnapshotOptions {
   TargetOptions target;
-  std::string output; // -o FILE; empty or "-": stdout
+  OutputOptions output; // -o only
 };
 
 // `kb`: list the knowledge base, or check an override directory.
 struct KbOptions {
   std::string check_dir; // --check DIR; empty: the built-in knowledge base
-  bool json = false;     // --format json
+  OutputOptions output;  // --format text|json
 };
 
 // `explain`: read error text and name the cause.
@@ -50,18 +86,14 @@ struct ExplainOptions {
   std::vector<std::string> inputs; // files, "-" for standard input, or pasted text
   TargetOptions target;            // the machine joined with the log (--snapshot allowed)
   bool no_machine = false;         // --no-machine
-  report::Format format = report::Format::text;
-  ColorMode color = ColorMode::automatic;
-  std::string output; // -o FILE; empty: stdout
+  OutputOptions output;            // --format text|json|markdown, --color, -o
 };
 
 // `crashes`: read crash evidence into a timeline of incidents.
 struct CrashesOptions {
   std::vector<std::string> from; // --from FILE|DIR...; empty: the machine (or --sysroot)
   TargetOptions target;          // --sysroot, --kb-dir (no --snapshot)
-  report::Format format = report::Format::text;
-  ColorMode color = ColorMode::automatic;
-  std::string output; // -o FILE; empty: stdout
+  OutputOptions output;          // --format text|json|markdown, --color, -o
 };
 
 // Parses "--env" values into a map. Returns ErrorCode::invalid_argument naming the first value

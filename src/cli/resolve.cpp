@@ -11,55 +11,20 @@
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/sysroot.hpp>
+#include <doctor/report/resolve_report.hpp>
 #include <doctor/util/paths.hpp>
-#include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace doctor::cli {
 
 namespace {
-
-using Json = nlohmann::ordered_json;
-
-// What is known about a resolved file: its cuDNN version (from the inventory, else from its name
-// or the version object it exports) and package, and its ELF class, machine and soname.
-std::string describe_copy(const platform::SysRoot& root,
-                          const facts::Facts& facts,
-                          const loader::Candidate& c) {
-  std::vector<std::string> parts;
-  bool in_inventory = false;
-  for (const facts::CudnnInstall& inst : facts.cudnn) {
-    for (const facts::CudnnLibrary& lib : inst.libraries) {
-      if (lib.real_path == c.real_path && !in_inventory) {
-        in_inventory = true;
-        std::string v = lib.version ? "version " + lib.version->str() : "version unknown";
-        if (inst.package) {
-          v += " (" + *inst.package + ")";
-        }
-        parts.push_back(std::move(v));
-      }
-    }
-  }
-  if (!in_inventory && !c.real_path.empty()) {
-    if (auto v = collect::cudnn_library_version(root, c.real_path)) {
-      parts.push_back("cuDNN " + v->str());
-    }
-  }
-  if (c.binary != nullptr) {
-    parts.push_back(fmt::format("{} {}-bit {}{}",
-                                c.binary->format == "elf" ? "ELF" : c.binary->format,
-                                c.binary->bits,
-                                c.binary->machine,
-                                c.binary->soname.empty() ? "" : ", soname " + c.binary->soname));
-  }
-  return util::join(parts, ", ");
-}
 
 // A path from the command line as the model's inner path: on the live machine a relative path is
 // taken from the current directory (`resolve --python .venv`); with --sysroot paths are inside the
@@ -75,160 +40,48 @@ std::string as_inner_path(const platform::SysRoot& root, const std::string& arg)
   return util::normalize_path(arg);
 }
 
-std::string render_text(const platform::SysRoot& root,
-                        const facts::Facts& facts,
-                        const std::string& title,
-                        const std::vector<loader::LoadStep>& steps) {
-  std::string out;
-  if (!title.empty()) {
-    out += title + "\n\n";
+// The deepest DT_NEEDED level --tree resolves (a guard against a loop the seen set misses).
+constexpr int k_max_tree_depth = 32;
+
+// libtree-style: every DT_NEEDED of the object at the front of `chain`, recursively, each
+// resolved with the chain of objects that led to it (so RPATHs are inherited exactly as ld.so
+// does). A file already resolved is marked seen and not walked again, as the loader maps it once.
+// `all_found` turns false at an entry that is not found.
+std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config,
+                                         loader::FileProbe& probe,
+                                         const std::vector<loader::LoaderObject>& chain,
+                                         std::set<std::string>& seen,
+                                         int depth,
+                                         bool& all_found) {
+  std::vector<report::TreeEntry> out;
+  const facts::BinaryInfo* b = chain.front().binary;
+  if (b == nullptr || depth > k_max_tree_depth) {
+    return out;
   }
-  for (const loader::LoadStep& step : steps) {
-    const loader::Resolution& r = step.resolution;
-    if (r.chosen) {
-      out += fmt::format("{} => {} [{}]\n", r.name, r.chosen->path, r.chosen->source);
-      const std::string about = describe_copy(root, facts, *r.chosen);
-      if (!about.empty()) {
-        out += "  " + about + "\n";
-      }
-      if (r.chosen->real_path != r.chosen->path) {
-        out += "  real file " + r.chosen->real_path + "\n";
-      }
-    } else if (r.fatal_error != 0) {
-      out +=
-          fmt::format("{} => fails: {} (dlopen stops the search there)\n", r.name, r.fatal_message);
-    } else {
-      out += fmt::format("{} => not found\n", r.name);
+  for (const std::string& dep : b->needed) {
+    report::TreeEntry e;
+    e.name = dep;
+    e.resolution = loader::resolve_linux(dep, chain, config, probe);
+    if (!e.resolution.chosen) {
+      all_found = false;
+      out.push_back(std::move(e));
+      continue;
     }
-    out +=
-        fmt::format("  asked for by {}{}\n",
-                    r.requested_by.empty() ? "a program without RPATH or RUNPATH" : r.requested_by,
-                    step.reason.empty() ? "" : " (" + step.reason + ")");
-    out += "  paths considered, in order:\n";
-    std::size_t n = 0;
-    for (const loader::SearchStep& s : r.steps) {
-      // A long source ("RUNPATH of /very/long/libfoo.so") keeps its first words in the column
-      // and is written out in full on the next line.
-      const bool long_source = s.source.size() > 28;
-      const auto of = s.source.find(" of ");
-      const std::string label = !long_source                              ? s.source
-                                : of != std::string::npos && of + 3 <= 28 ? s.source.substr(0, of)
-                                                                          : s.source.substr(0, 28);
-      out += fmt::format(
-          "    {:>2}. {:<28} {}{}\n", ++n, label, s.path.empty() ? "" : s.path + ": ", s.outcome);
-      if (long_source) {
-        out += fmt::format("        ({})\n", s.source);
-      }
+    const loader::Candidate& found = *e.resolution.chosen;
+    e.seen = !seen.insert(found.real_path).second;
+    if (!e.seen) {
+      std::vector<loader::LoaderObject> next = chain;
+      next.insert(next.begin(), loader::LoaderObject{found.path, found.binary});
+      e.needed = walk_tree(config, probe, next, seen, depth + 1, all_found);
     }
-    if (!r.shadowed.empty()) {
-      out += "  other copies, which lose:\n";
-      for (const loader::Candidate& c : r.shadowed) {
-        const std::string about = describe_copy(root, facts, c);
-        out += fmt::format(
-            "    {}{} [{}]\n", c.path, about.empty() ? "" : " (" + about + ")", c.source);
-      }
-    }
-    out += "\n";
+    out.push_back(std::move(e));
   }
   return out;
 }
 
-Json render_json(const platform::SysRoot& root,
-                 const facts::Facts& facts,
-                 const std::string& title,
-                 const std::vector<loader::LoadStep>& steps) {
-  Json j;
-  j["schema"] = "cudnn-doctor-resolve/1";
-  j["context"] = title;
-  Json list = Json::array();
-  for (const loader::LoadStep& step : steps) {
-    const loader::Resolution& r = step.resolution;
-    Json e;
-    e["name"] = r.name;
-    e["requested_by"] = r.requested_by.empty() ? Json(nullptr) : Json(r.requested_by);
-    e["reason"] = step.reason;
-    if (r.chosen) {
-      e["found"] = {{"path", r.chosen->path},
-                    {"real_path", r.chosen->real_path},
-                    {"via", loader::to_string(r.chosen->via)},
-                    {"source", r.chosen->source},
-                    {"about", describe_copy(root, facts, *r.chosen)}};
-    } else {
-      e["found"] = nullptr;
-    }
-    if (r.fatal_error != 0) {
-      e["error"] = r.fatal_message;
-    }
-    Json considered = Json::array();
-    for (const loader::SearchStep& s : r.steps) {
-      considered.push_back({{"via", loader::to_string(s.via)},
-                            {"source", s.source},
-                            {"path", s.path},
-                            {"outcome", s.outcome},
-                            {"loadable", s.found}});
-    }
-    e["considered"] = considered;
-    Json others = Json::array();
-    for (const loader::Candidate& c : r.shadowed) {
-      others.push_back({{"path", c.path},
-                        {"real_path", c.real_path},
-                        {"via", loader::to_string(c.via)},
-                        {"source", c.source},
-                        {"about", describe_copy(root, facts, c)}});
-    }
-    e["shadowed"] = others;
-    list.push_back(e);
-  }
-  j["resolutions"] = list;
-  return j;
-}
-
-// libtree-style: every DT_NEEDED of `object`, recursively, each resolved with the chain of
-// objects that led to it (so RPATHs are inherited exactly as ld.so does). A library already
-// resolved is shown once with "(see above)", as the loader maps it once.
-void tree(const loader::LinuxLoaderConfig& config,
-          loader::FileProbe& probe,
-          const std::vector<loader::LoaderObject>& chain,
-          std::set<std::string>& seen,
-          int depth,
-          std::string& out,
-          bool& all_found) {
-  const facts::BinaryInfo* b = chain.front().binary;
-  if (b == nullptr || depth > 32) {
-    return;
-  }
-  for (const std::string& dep : b->needed) {
-    const loader::Resolution r = loader::resolve_linux(dep, chain, config, probe);
-    const std::string indent(static_cast<std::size_t>(depth) * 4, ' ');
-    if (!r.chosen) {
-      all_found = false;
-      out += r.fatal_error != 0 ? fmt::format("{}{} fails: {}\n", indent, dep, r.fatal_message)
-                                : fmt::format("{}{} not found\n", indent, dep);
-      std::size_t n = 0;
-      for (const loader::SearchStep& s : r.steps) {
-        out += fmt::format("{}    {}. {}: {}{}\n",
-                           indent,
-                           ++n,
-                           s.source,
-                           s.path.empty() ? "" : s.path + ": ",
-                           s.outcome);
-      }
-      continue;
-    }
-    const bool again = !seen.insert(r.chosen->real_path).second;
-    out += fmt::format("{}{} => {} [{}]{}\n",
-                       indent,
-                       dep,
-                       r.chosen->path,
-                       r.chosen->source,
-                       again ? " (see above)" : "");
-    if (again) {
-      continue;
-    }
-    std::vector<loader::LoaderObject> next = chain;
-    next.insert(next.begin(), loader::LoaderObject{r.chosen->path, r.chosen->binary});
-    tree(config, probe, next, seen, depth + 1, out, all_found);
-  }
+void print(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
 }
 
 } // namespace
@@ -258,7 +111,7 @@ int run_resolve(const ResolveOptions& options) {
   collect::SysRootProbe probe(root);
 
   if (options.tree) {
-    if (options.format == report::Format::json) {
+    if (options.output.format == report::Format::json) {
       throw CommandError{k_exit_usage, "--tree prints text only; drop --format json"};
     }
     const std::string path = as_inner_path(root, options.name);
@@ -266,13 +119,14 @@ int run_resolve(const ResolveOptions& options) {
     if (!st.exists || st.binary == nullptr || st.binary->format != "elf") {
       throw CommandError{k_exit_usage, fmt::format("--tree {}: not an ELF file", options.name)};
     }
-    std::string out =
-        fmt::format("{} [{}]\n", path, st.binary->soname.empty() ? "no soname" : st.binary->soname);
+    report::ResolveTree tree;
+    tree.path = path;
+    tree.soname = st.binary->soname;
     std::set<std::string> seen{st.real_path};
     bool all_found = true;
-    tree(loader::linux_config_from(facts), probe, {{path, st.binary}}, seen, 1, out, all_found);
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
+    tree.needed =
+        walk_tree(loader::linux_config_from(facts), probe, {{path, st.binary}}, seen, 1, all_found);
+    print(report::render_resolve_tree(tree));
     return all_found ? k_exit_ok : k_exit_findings;
   }
 
@@ -343,12 +197,19 @@ int run_resolve(const ResolveOptions& options) {
     steps.push_back(std::move(step));
   }
 
-  const std::string text = options.format == report::Format::json
-                               ? render_json(root, facts, title, steps).dump(2) + "\n"
-                               : render_text(root, facts, title, steps);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-  for (const loader::LoadStep& s : steps) {
+  report::ResolveReport rep;
+  rep.context = std::move(title);
+  rep.steps = std::move(steps);
+  rep.cudnn = facts.cudnn;
+  // The cuDNN version of a file the inventory does not list, from the file itself.
+  for (const std::string& file : report::files_outside_inventory(rep)) {
+    if (auto v = collect::cudnn_library_version(root, file)) {
+      rep.file_versions.emplace(file, std::move(*v));
+    }
+  }
+  print(options.output.format == report::Format::json ? report::render_resolve_json(rep)
+                                                      : report::render_resolve_text(rep));
+  for (const loader::LoadStep& s : rep.steps) {
     if (!s.resolution.chosen) {
       return k_exit_findings;
     }

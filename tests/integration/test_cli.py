@@ -144,5 +144,59 @@ def sysroot_environment_starts_empty_and_env_fills_it():
     expect(snap["collection"]["live"] is False, snap["collection"])
 
 
+def listed_commands():
+    """The subcommands `cudnn-doctor --help` lists: the rows of the command table."""
+    r = run(["--help"])
+    expect_exit(r, 0)
+    lines = r.out.split("Subcommands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    return [line.split()[0] for line in lines if line.strip()]
+
+
+# For each command, arguments its own run function answers in a way no other command does, and
+# how to tell. A new row of the command table needs an entry here.
+def dispatch_probes(root):
+    return {
+        "check": (["--sysroot", root, "--format", "json"],
+                  lambda r: r.code in (0, 1) and r.json()["schema"] == "cudnn-doctor-report/1"),
+        "snapshot": (["--sysroot", root],
+                     lambda r: r.code == 0 and r.json()["collection"]["schema"] == "cudnn-doctor-snapshot/1"),
+        "resolve": ([], lambda r: r.code == 2 and "resolve needs a library NAME" in r.err),
+        "kb": (["--format", "json"], lambda r: r.code == 0 and "distinct_sources" in r.json()),
+        "explain": ([], lambda r: r.code == 2 and "explain needs a log file" in r.err),
+        "crashes": (["--from", os.path.join(root, "missing.log")],
+                    lambda r: r.code == 2 and "no input could be read as crash evidence" in r.err),
+    }
+
+
+@test
+def every_command_of_the_table_parses_and_runs_its_own_function():
+    root = empty_root()
+    probes = dispatch_probes(root)
+    names = listed_commands()
+    expect(sorted(names) == sorted(probes), f"--help lists {names}; probes cover {sorted(probes)}")
+    for name in names:
+        r = run([name, "--help"])
+        expect_exit(r, 0)
+        expect_contains(r.out, f"Usage: cudnn-doctor {name} [OPTIONS]")
+        args, answered = probes[name]
+        r = run([name] + args)
+        expect(answered(r), f"{name} {args}: not answered by {name}'s run function: exit {r.code}\n"
+                            f"stdout:\n{r.out[:2000]}\nstderr:\n{r.err[:2000]}")
+
+
+@test
+def a_first_word_that_names_no_command_is_an_argument_of_check():
+    for args in (["frobnicate"], ["frobnicate", "--format", "json"], ["help-me"]):
+        default, check = run(args), run(["check"] + args)
+        expect_exit(default, 2)
+        expect((default.out, default.err) == (check.out, check.err), f"{args}: {default.err!r} vs {check.err!r}")
+    expect_contains(run(["frobnicate"]).err, "The following argument was not expected: frobnicate")
+    # Only options: `check` with them.
+    root = empty_root()
+    default, check = run(["--sysroot", root, "--format", "json"]), run(["check", "--sysroot", root, "--format", "json"])
+    expect(default.code == check.code and default.out == check.out, f"{default.code} {check.code}")
+    expect(default.json()["command"] == "check", default.out[:200])
+
+
 if __name__ == "__main__":
     h.main()

@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: MIT
 // crash::analyse: observations read through the built-in catalogues, folded and linked.
 #include <doctor/crash/analysis.hpp>
+#include <doctor/crash/kernel_events.hpp>
+#include <doctor/crash/windows_events.hpp>
+#include <doctor/formats/event_xml.hpp>
+#include <doctor/formats/kernel_log.hpp>
+#include <doctor/kb/embedded.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace doctor::crash {
@@ -51,6 +59,7 @@ Observation windows(ObservationKind kind,
                     const std::string& event_id = "") {
   Observation o;
   o.kind = kind;
+  o.platform = Platform::windows;
   o.code = code;
   o.when.utc_usec = utc_s * k_s;
   o.origin = {source, "event 1"};
@@ -58,6 +67,44 @@ Observation windows(ObservationKind kind,
     o.set("event_id", event_id);
   }
   return o;
+}
+
+std::string read_fixture(const std::string& name) {
+  std::ifstream in(std::string(DOCTOR_TEST_DATA) + "/crash/" + name, std::ios::binary);
+  EXPECT_TRUE(in) << name;
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The incidents of a fixture of tests/unit/data/crash (real lines and real event shapes; the
+// README.md next to each names its sources), read by the recognisers as collection does.
+std::vector<Incident> kernel_fixture(const std::string& name,
+                                     const kb::KnowledgeBase& kb = builtin()) {
+  const std::string text = read_fixture("kernel/" + name);
+  return analyse(observe_kernel_lines(formats::read_kernel_log(text, name)), kb, {});
+}
+
+std::vector<Incident> event_fixture(const std::string& name) {
+  const std::string text = read_fixture("events/" + name);
+  auto records = formats::parse_event_xml(text, name);
+  EXPECT_TRUE(records) << (records ? "" : records.error().message);
+  return analyse(records ? observe_events(*records) : std::vector<Observation>{}, builtin(), {});
+}
+
+const Incident* find_incident(const std::vector<Incident>& incidents,
+                              ObservationKind kind,
+                              const std::string& code = "") {
+  for (const Incident& i : incidents) {
+    if (i.kind == kind && (code.empty() || i.code == code)) {
+      return &i;
+    }
+  }
+  return nullptr;
+}
+
+bool has_note(const Incident& i, std::string_view part) {
+  return std::any_of(i.notes.begin(), i.notes.end(), [&](const std::string& n) {
+    return n.find(part) != std::string::npos;
+  });
 }
 
 TEST(CrashAnalysis, XidReadThroughTheCatalogue) {
@@ -239,10 +286,143 @@ TEST(CrashAnalysis, PcieErrorsBeforeALostGpuAreNoted) {
       }));
 }
 
+// Xid 62 (a firmware-category Xid: PMU halt) from madMAx43v3r/chia-gigahorse#301, as that dmesg
+// printed it (research anchors-crash-forensics.md 7.1 row 10).
+TEST(CrashAnalysis, FirmwareXidIsAGpuDriverError) {
+  const auto incidents = kernel_fixture("dmesg_xid_uuid.log");
+  const Incident* x62 = find_incident(incidents, ObservationKind::xid, "62");
+  ASSERT_NE(x62, nullptr);
+  EXPECT_EQ(x62->finding, "crash.gpu_driver_error");
+  EXPECT_EQ(x62->name, "PMU_HALT_ERROR");
+  EXPECT_EQ(x62->platform, "linux");
+  EXPECT_NE(x62->title.find("Xid 62 on GPU 0000:0a:00"), std::string::npos) << x62->title;
+  const Incident* x31 = find_incident(incidents, ObservationKind::xid, "31");
+  ASSERT_NE(x31, nullptr);
+  EXPECT_EQ(x31->finding, "log.gpu_app_fault") << "an application-category Xid";
+}
+
+// SXid lines of leptonai/gpud PR #338 and NVIDIA/nvtrust#124 (research 7.1 rows 28-29).
+TEST(CrashAnalysis, SxidIsAnNvswitchError) {
+  const auto incidents = kernel_fixture("sxid.log");
+  ASSERT_EQ(incidents.size(), 2U);
+  for (const Incident& i : incidents) {
+    EXPECT_EQ(i.kind, ObservationKind::sxid);
+    EXPECT_EQ(i.finding, "crash.nvswitch_error");
+    EXPECT_EQ(i.platform, "linux");
+  }
+  EXPECT_EQ(incidents[1].title, "SXid 22013 on NVSwitch 0000:04:00.0 (Non-fatal)");
+  EXPECT_EQ(incidents[1].severity, Severity::warning) << "a non-fatal SXid was corrected";
+  EXPECT_EQ(incidents[1].cause_class, CauseClass::hardware_unstable);
+}
+
+// The NULL-pointer oops in nvidia.ko of NVIDIA/open-gpu-kernel-modules#276, and the soft/hard
+// lockups and hung task of deepspeedai/DeepSpeed#925, iron-fish/ironfish#701 and research 6.3.
+TEST(CrashAnalysis, KernelOopsAndLockupsAreKernelCrashes) {
+  const auto oopses = kernel_fixture("dmesg_oops_nvidia.log");
+  const Incident* oops = find_incident(oopses, ObservationKind::kernel_oops);
+  ASSERT_NE(oops, nullptr);
+  EXPECT_EQ(oops->finding, "crash.kernel_crash");
+  EXPECT_EQ(oops->subject, "the Linux kernel");
+  EXPECT_EQ(oops->title.rfind("Kernel Oops: kernel NULL pointer dereference", 0), 0U)
+      << oops->title;
+  EXPECT_TRUE(has_note(*oops, "the nvidia modules appear in this report"));
+
+  const auto lockups = kernel_fixture("lockup.log");
+  ASSERT_EQ(lockups.size(), 4U);
+  for (const Incident& i : lockups) {
+    EXPECT_EQ(i.kind, ObservationKind::lockup);
+    EXPECT_EQ(i.finding, "crash.kernel_crash");
+  }
+  EXPECT_EQ(lockups[0].title, "Kernel lockup: soft lockup on CPU 7 for 23 s (pytest)");
+}
+
+// Application Hang 1002 with positional Data, as older Windows 10 writes it (henrypp/simplewall
+// #780; tests/unit/data/crash/events/README.md).
+TEST(CrashAnalysis, ApplicationHangIsAnAppHang) {
+  const auto incidents = event_fixture("application_win10_positional.xml");
+  const Incident* hang = find_incident(incidents, ObservationKind::app_hang);
+  ASSERT_NE(hang, nullptr);
+  EXPECT_EQ(hang->finding, "crash.app_hang");
+  EXPECT_EQ(hang->title, "python.exe stopped responding (Application Hang)");
+  EXPECT_EQ(hang->cause_class, CauseClass::application_error);
+  EXPECT_EQ(hang->platform, "windows");
+}
+
+// nvlddmkm 13 carries the text of Xid 13 (MrNeRF/LichtFeld-Studio#2080): xid.json's
+// nvlddmkm_event reads it as that Xid.
+TEST(CrashAnalysis, NvlddmkmEventReadsAsItsXid) {
+  const auto incidents = event_fixture("system_gpu_events.xml");
+  const Incident* event = find_incident(incidents, ObservationKind::nvidia_event, "13");
+  ASSERT_NE(event, nullptr);
+  EXPECT_EQ(event->finding, "log.gpu_app_fault");
+  EXPECT_EQ(event->name, "GR_EXCEPTION");
+  EXPECT_TRUE(has_note(*event, "nvlddmkm event 13 is the Windows form of Xid 13"));
+}
+
+// The same kind from two platforms: the incident says the platform its observation was read from.
+TEST(CrashAnalysis, IncidentTakesThePlatformOfItsObservation) {
+  // The kernel's report of a user-space SIGSEGV (show_signal_msg format).
+  const auto linux_crash =
+      analyse(observe_kernel_lines(formats::read_kernel_log(
+                  "[ 5.000000] python3[4242]: segfault at 0 ip 00007f12 sp 00007ffd error 4 in "
+                  "libcudnn_cnn_infer.so.8[7f0000000000+1000]\n",
+                  "kern.log")),
+              builtin(),
+              {});
+  ASSERT_EQ(linux_crash.size(), 1U);
+  EXPECT_EQ(linux_crash[0].kind, ObservationKind::app_crash);
+  EXPECT_EQ(linux_crash[0].platform, "linux");
+  const auto windows_crash = event_fixture("application_win11_utf16.xml");
+  const Incident* w = find_incident(windows_crash, ObservationKind::app_crash);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->platform, "windows");
+  // Nothing is guessed from the kind: an observation's own platform is kept.
+  Observation odd = xid("13", 1, "0000:01:00");
+  odd.platform = Platform::windows;
+  EXPECT_EQ(analyse({odd}, builtin(), {})[0].platform, "windows");
+}
+
+// The Xid → finding mapping is data: editing xid.json's category_findings and a row's own
+// "finding" changes the incidents' findings.
+TEST(CrashAnalysis, XidFindingsComeFromTheCatalogue) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const kb::EmbeddedFile& f : kb::embedded_files()) {
+    std::string text(f.contents);
+    if (f.name == "xid.json") {
+      nlohmann::json d = nlohmann::json::parse(text);
+      for (auto& c : d["category_findings"]) {
+        if (c["category"] == "application") {
+          c["finding"] = "log.gpu_memory_error";
+        }
+      }
+      for (auto& x : d["xids"]) {
+        if (x["code"] == 79) {
+          x.erase("finding");
+        }
+      }
+      text = d.dump();
+    }
+    files.emplace_back(f.name, std::move(text));
+  }
+  auto edited = kb::KnowledgeBase::load(files);
+  ASSERT_TRUE(edited) << edited.error().message;
+  const auto incidents =
+      analyse({xid("13", 1, "0000:01:00"), xid("79", 100, "0000:02:00")}, *edited, {});
+  ASSERT_EQ(incidents.size(), 2U);
+  EXPECT_EQ(incidents[0].finding, "log.gpu_memory_error");
+  EXPECT_EQ(incidents[1].finding, "crash.gpu_driver_error") << "79 now takes bus_power's";
+  EXPECT_EQ(analyse({xid("79", 100, "0000:02:00")}, builtin(), {})[0].finding,
+            "log.gpu_fallen_off_bus");
+}
+
 TEST(CrashAnalysis, EveryIncidentFindingExists) {
-  for (std::string_view id : incident_finding_ids()) {
+  const std::vector<std::string> ids = incident_finding_ids(builtin());
+  for (const std::string& id : ids) {
     EXPECT_NE(builtin().finding(id), nullptr) << id;
   }
+  // The Xid catalogue's own findings are among them.
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "log.gpu_memory_error"), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "log.gpu_app_fault"), ids.end());
 }
 
 } // namespace

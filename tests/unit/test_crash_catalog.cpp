@@ -187,6 +187,30 @@ TEST(crash_catalog, module_lookups_are_case_insensitive_and_first_match_wins) {
   EXPECT_EQ(catalog().module("dir/"), nullptr);
 }
 
+TEST(crash_catalog, xid_findings_by_category_and_row) {
+  EXPECT_EQ(catalog().xid(13)->finding, "log.gpu_app_fault");
+  EXPECT_EQ(catalog().xid(48)->finding, "log.gpu_memory_error");
+  EXPECT_EQ(catalog().xid(119)->finding, "log.gsp_error");
+  EXPECT_EQ(catalog().xid(62)->finding, "crash.gpu_driver_error");
+  EXPECT_EQ(catalog().xid(79)->finding, "log.gpu_fallen_off_bus") << "the row's own finding";
+  EXPECT_EQ(catalog().xid(54)->finding, "crash.gpu_driver_error") << "79's category, not its row";
+  ASSERT_NE(catalog().xid_with_finding("log.gpu_fallen_off_bus"), nullptr);
+  EXPECT_EQ(catalog().xid_with_finding("log.gpu_fallen_off_bus")->code, 79U);
+  EXPECT_EQ(catalog().xid_with_finding("no.such_finding"), nullptr);
+  ASSERT_NE(catalog().xid_for_nvlddmkm_event(13), nullptr);
+  EXPECT_EQ(catalog().xid_for_nvlddmkm_event(13)->code, 13U);
+  EXPECT_EQ(catalog().xid_for_nvlddmkm_event(14), nullptr);
+  EXPECT_EQ(catalog().xid_for_nvlddmkm_event(0), nullptr);
+  EXPECT_EQ(catalog().xid_categories().size(), 10U);
+  for (const kb::XidCategoryFinding& c : catalog().xid_categories()) {
+    EXPECT_FALSE(c.finding.empty()) << c.category;
+    EXPECT_FALSE(c.source.empty()) << c.category;
+  }
+  for (const kb::XidEntry& x : catalog().xids()) {
+    EXPECT_FALSE(x.finding.empty()) << x.code;
+  }
+}
+
 TEST(crash_catalog, every_row_has_a_source_and_fixes) {
   for (const kb::XidEntry& x : catalog().xids()) {
     EXPECT_FALSE(x.source.empty()) << x.code;
@@ -286,6 +310,39 @@ TEST(crash_catalog, rejects_bad_edits_naming_file_row_and_field) {
        false,
        [](Json& d) { d["modules"][0]["kind"] = "driver"; },
        {"modules[0]", "unknown kind"}},
+      {"category listed twice",
+       true,
+       [](Json& d) {
+         d["category_findings"][1]["category"] = d["category_findings"][0]["category"];
+       },
+       {"xid.json: category_findings[1]", "duplicate category"}},
+      {"category without a finding",
+       true,
+       [](Json& d) { d["category_findings"].erase(0); },
+       {"xid.json", "names no finding for"}},
+      {"no category table",
+       true,
+       [](Json& d) { d.erase("category_findings"); },
+       {"xid.json", "missing field \"category_findings\""}},
+      {"unknown category",
+       true,
+       [](Json& d) { d["category_findings"][0]["category"] = "power"; },
+       {"category_findings[0]", "unknown category \"power\""}},
+      {"category row without source",
+       true,
+       [](Json& d) { d["category_findings"][2].erase("source"); },
+       {"category_findings[2]", "\"source\""}},
+      {"empty row finding",
+       true,
+       [](Json& d) { d["xids"][0]["finding"] = ""; },
+       {"xids[0]", "\"finding\" is empty"}},
+      {"nvlddmkm event claimed twice",
+       true,
+       [](Json& d) {
+         d["xids"][0]["nvlddmkm_event"] = 13;
+         d["xids"][1]["nvlddmkm_event"] = 13;
+       },
+       {"xids[1]", "nvlddmkm_event"}},
   };
   const Json xid = Json::parse(embedded_text("xid.json"));
   const Json bugchecks = Json::parse(embedded_text("bugchecks.json"));

@@ -3,6 +3,8 @@
 // JOURNAL_EXPORT_FORMATS) holding real kernel lines of ../shared/testdata, has
 // systemd-journal-remote turn it into a .journal file, and reads that back through libsystemd.
 // Linux only; skips when systemd-journal-remote, libsystemd.so.0 or the sample logs are absent.
+#include "support/shared_testdata.hpp"
+
 #include <doctor/collect/linux/journal.hpp>
 
 #include <gtest/gtest.h>
@@ -83,7 +85,7 @@ protected:
     m_xid13 = real_line("dmesg.decode.iso.log", 3, "+00:00 ");
     m_xid119 = real_line("dmesg-with-xid-119.log", 3, "2025] ");
     if (m_xid13.empty() || m_xid119.empty()) {
-      GTEST_SKIP() << "shared sample logs are absent";
+      DOCTOR_MISSING_TESTDATA("linux-logs/dmesg.decode.iso.log, dmesg-with-xid-119.log");
     }
     std::string dir = (fs::temp_directory_path() / "doctor-journal-XXXXXX").string();
     ASSERT_NE(mkdtemp(dir.data()), nullptr);
@@ -233,6 +235,35 @@ TEST_F(JournalTest, a_damaged_file_is_an_error_or_empty_never_a_crash) {
   } else {
     EXPECT_NE(read.error().message.find("junk.journal"), std::string::npos) << read.error().message;
   }
+}
+
+// An image's /var/log/journal/<machine-id>/system.journal that is an absolute link: it names the
+// image's file at that path, never the host's. The host's journal (Xid 119) must not be read.
+TEST_F(JournalTest, an_absolute_link_in_an_image_stays_in_the_image) {
+  const fs::path host = make_journal({two_boots()[3]}, "host.journal");
+  const fs::path inside = make_journal({two_boots()[0]}, "inside.journal");
+  const fs::path image = m_dir / "image";
+  const fs::path same_path_in_image = image / host.relative_path();
+  fs::create_directories(same_path_in_image.parent_path());
+  fs::rename(inside, same_path_in_image);
+  const fs::path machine = image / "var/log/journal/4a6f0c3e9b2d4f1a8c7e6d5b4a392817";
+  fs::create_directories(machine);
+  fs::create_symlink(host, machine / "system.journal");
+
+  const platform::SysRoot root(image, platform::Environment(), platform::OsFamily::linux, false);
+  auto read = collect::read_journal(root, {"/var/log/journal"}, 100);
+  REQUIRE_LIBSYSTEMD(read);
+  ASSERT_TRUE(read) << read.error().message;
+  ASSERT_EQ(read->lines.size(), 1U);
+  EXPECT_EQ(read->lines[0].text, m_xid13);
+  EXPECT_EQ(read->lines[0].origin.source, "/var/log/journal");
+  EXPECT_EQ(read->boots, (std::vector<std::string>{k_boot_a}));
+
+  // Without the image's file the link leads nowhere: an error, not the host's journal.
+  fs::remove(same_path_in_image);
+  auto dangling = collect::read_journal(root, {"/var/log/journal"}, 100);
+  ASSERT_FALSE(dangling);
+  EXPECT_EQ(dangling.error().code, ErrorCode::not_found);
 }
 
 } // namespace

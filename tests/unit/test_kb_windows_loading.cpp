@@ -16,7 +16,8 @@ const char* k_manifest = R"({"spec": "cudnn-doctor-kb/1", "kind": "manifest", "v
 const char* k_sets = R"({"spec": "cudnn-doctor-kb/1", "kind": "library_sets", "cudnn": [
   {"major": 9, "os": "linux", "variant": "full", "members": ["libcudnn.so.9"], "source": "s"}]})";
 const char* k_findings = R"({"spec": "cudnn-doctor-kb/1", "kind": "findings", "findings": [
-  {"id": "x.y", "title": "T", "severity": "error", "cause_class": "other", "message": "m",
+  {"id": "x.y", "title": "T", "severity": "error", "cause_class": "other", "family": "internal",
+   "message": "m",
    "fixes": [{"text": "f"}], "source": "src"}]})";
 
 std::string windows_with(const std::string& row) {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include "support/shared_testdata.hpp"
+
 #include <doctor/crash/dump_observations.hpp>
 #include <doctor/formats/kernel_dump.hpp>
 
@@ -40,7 +42,7 @@ protected:
   void SetUp() override {
     const std::string path = shared_file("triage_x64.dmp");
     if (!std::filesystem::exists(path)) {
-      GTEST_SKIP() << "missing " << path;
+      DOCTOR_MISSING_TESTDATA(path);
     }
     bytes = read_all(path);
   }
@@ -255,7 +257,7 @@ TEST(KernelDump, RefusesUserModeMinidumps) {
   for (const char* name : {"calc_usermode.dmp", "test_app_usermode.dmp"}) {
     const std::string path = shared_file(name);
     if (!std::filesystem::exists(path)) {
-      GTEST_SKIP() << "missing " << path;
+      DOCTOR_MISSING_TESTDATA(path);
     }
     auto d = parse_kernel_dump(read_all(path));
     ASSERT_FALSE(d);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Platform-neutral: kernel-log text in, Observations out.
+#include "support/shared_testdata.hpp"
+
 #include <doctor/crash/kernel_events.hpp>
 
 #include <gtest/gtest.h>
@@ -48,7 +50,7 @@ TEST(KernelEvents, RealDmesgXid119) {
   const std::string text =
       read_all(std::string(DOCTOR_SHARED_TESTDATA) + "/linux-logs/dmesg-with-xid-119.log");
   if (text.empty()) {
-    GTEST_SKIP() << "no shared testdata";
+    DOCTOR_MISSING_TESTDATA("linux-logs of " DOCTOR_SHARED_TESTDATA);
   }
   const auto obs = observe_text(text);
   ASSERT_EQ(obs.size(), 5U); // the RPC history table and the stack make no events
@@ -75,7 +77,7 @@ TEST(KernelEvents, RealDmesgDecodeIso) {
   const std::string text =
       read_all(std::string(DOCTOR_SHARED_TESTDATA) + "/linux-logs/dmesg.decode.iso.log");
   if (text.empty()) {
-    GTEST_SKIP() << "no shared testdata";
+    DOCTOR_MISSING_TESTDATA("linux-logs of " DOCTOR_SHARED_TESTDATA);
   }
   const auto obs = observe_text(text);
   ASSERT_EQ(obs.size(), 22U); // 16 Xid 13, 1 Xid 43, 5 OOM kills
@@ -110,7 +112,7 @@ TEST(KernelEvents, RealPstoreOops) {
   const std::string text =
       read_all(std::string(DOCTOR_SHARED_TESTDATA) + "/linux-logs/pstore-dmesg-erst.txt");
   if (text.empty()) {
-    GTEST_SKIP() << "no shared testdata";
+    DOCTOR_MISSING_TESTDATA("linux-logs of " DOCTOR_SHARED_TESTDATA);
   }
   const auto obs = observe_text(text);
   ASSERT_EQ(obs.size(), 1U); // no "Kernel panic" line in this record
@@ -135,7 +137,7 @@ TEST(KernelEvents, RealPstoreOops) {
 TEST(KernelEvents, RealKmsgHasNoEvents) {
   const std::string text = read_all(std::string(DOCTOR_SHARED_TESTDATA) + "/linux-logs/kmsg.1.log");
   if (text.empty()) {
-    GTEST_SKIP() << "no shared testdata";
+    DOCTOR_MISSING_TESTDATA("linux-logs of " DOCTOR_SHARED_TESTDATA);
   }
   EXPECT_TRUE(observe_text(text).empty()); // nvswitch opens and network noise
 }

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Platform-neutral: pure text parsing (and zlib, where the build has it; the gzip tests skip
 // otherwise).
+#include "support/shared_testdata.hpp"
+
 #include <doctor/formats/gzip.hpp>
 #include <doctor/formats/kernel_log.hpp>
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -82,7 +85,10 @@ protected:
 TEST_P(RealKernelLog, DmesgCtimeWithXid119) {
   const std::string t = text("dmesg-with-xid-119.log");
   if (t.empty()) {
-    GTEST_SKIP() << "no " << shared_file("dmesg-with-xid-119.log");
+    if (!std::filesystem::exists(shared_file("dmesg-with-xid-119.log"))) {
+      DOCTOR_MISSING_TESTDATA(shared_file("dmesg-with-xid-119.log"));
+    }
+    GTEST_SKIP() << "no zlib in this build";
   }
   const auto lines = read_kernel_log(t, "dmesg.log");
   ASSERT_EQ(lines.size(), 43U); // every line one message: the RPC table is not joined
@@ -101,7 +107,10 @@ TEST_P(RealKernelLog, DmesgCtimeWithXid119) {
 TEST_P(RealKernelLog, DmesgDecodeIso) {
   const std::string t = text("dmesg.decode.iso.log");
   if (t.empty()) {
-    GTEST_SKIP() << "no " << shared_file("dmesg.decode.iso.log");
+    if (!std::filesystem::exists(shared_file("dmesg.decode.iso.log"))) {
+      DOCTOR_MISSING_TESTDATA(shared_file("dmesg.decode.iso.log"));
+    }
+    GTEST_SKIP() << "no zlib in this build";
   }
   const auto lines = read_kernel_log(t, "iso.log");
   ASSERT_EQ(lines.size(), 24U);
@@ -116,7 +125,10 @@ TEST_P(RealKernelLog, DmesgDecodeIso) {
 TEST_P(RealKernelLog, KmsgRecords) {
   const std::string t = text("kmsg.1.log");
   if (t.empty()) {
-    GTEST_SKIP() << "no " << shared_file("kmsg.1.log");
+    if (!std::filesystem::exists(shared_file("kmsg.1.log"))) {
+      DOCTOR_MISSING_TESTDATA(shared_file("kmsg.1.log"));
+    }
+    GTEST_SKIP() << "no zlib in this build";
   }
   const auto lines = read_kernel_log(t, "/dev/kmsg");
   ASSERT_EQ(lines.size(), 47U);
@@ -134,7 +146,10 @@ TEST_P(RealKernelLog, KmsgRecords) {
 TEST_P(RealKernelLog, PstoreRecord) {
   const std::string t = text("pstore-dmesg-erst.txt");
   if (t.empty()) {
-    GTEST_SKIP() << "no " << shared_file("pstore-dmesg-erst.txt");
+    if (!std::filesystem::exists(shared_file("pstore-dmesg-erst.txt"))) {
+      DOCTOR_MISSING_TESTDATA(shared_file("pstore-dmesg-erst.txt"));
+    }
+    GTEST_SKIP() << "no zlib in this build";
   }
   const auto lines = read_kernel_log(t, "dmesg-erst-1");
   ASSERT_EQ(lines.size(), 39U);

@@ -2,11 +2,15 @@
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/check.hpp>
 #include <doctor/crash/analysis.hpp>
+#include <doctor/kb/embedded.hpp>
+#include <doctor/kb/finding_ids.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <functional>
 #include <set>
 #include <string>
 
@@ -24,7 +28,8 @@ std::string findings_with(const std::string& row) {
 }
 
 const char* k_good_row = R"({"id": "x.y", "title": "T", "severity": "error",
-  "cause_class": "other", "params": ["dir"], "message": "in {dir}",
+  "cause_class": "other", "family": "resources", "check": "host_memory", "params": ["dir"],
+  "message": "in {dir}",
   "fixes": [{"text": "fix {dir}", "command": "ls {dir}", "when": "pip"}], "source": "src"})";
 
 TEST(knowledge_base, embedded_knowledge_base_loads) {
@@ -41,7 +46,7 @@ TEST(knowledge_base, embedded_knowledge_base_loads) {
 TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
   auto kb = kb::KnowledgeBase::load_embedded();
   ASSERT_TRUE(kb);
-  std::set<std::string> emitted{std::string(checks::k_check_failed_id)};
+  std::set<std::string> emitted{std::string(kb::ids::k_internal_check_failed)};
   for (const checks::CheckDef& c : checks::all_checks()) {
     for (std::string_view id : c.emits) {
       emitted.insert(std::string(id));
@@ -52,8 +57,8 @@ TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
   for (const kb::Signature& s : kb->signatures()) {
     emitted.insert(s.finding);
   }
-  for (std::string_view id : crash::incident_finding_ids()) {
-    emitted.insert(std::string(id));
+  for (const std::string& id : crash::incident_finding_ids(*kb)) {
+    emitted.insert(id);
   }
   for (const kb::FindingTemplate& t : kb->findings()) {
     EXPECT_EQ(emitted.count(t.id), 1U) << t.id
@@ -84,6 +89,8 @@ TEST(knowledge_base, loads_a_valid_minimal_set) {
   EXPECT_EQ(kb->version(), "t1");
   ASSERT_NE(kb->finding("x.y"), nullptr);
   EXPECT_EQ(kb->finding("x.y")->fixes.front().when, "pip");
+  EXPECT_EQ(kb->finding("x.y")->family, kb::Family::resources);
+  EXPECT_EQ(kb->finding("x.y")->check, "host_memory");
   EXPECT_EQ(kb->finding("nope"), nullptr);
 }
 
@@ -100,27 +107,40 @@ TEST(knowledge_base, rejects_invalid_rows_with_the_place_named) {
         "message": "m", "fixes": [{"text": "f"}], "source": "s"})",
        "unknown cause class"},
       {"bad severity",
-       R"({"id": "a", "title": "T", "severity": "fatal", "cause_class": "other",
+       R"({"id": "a", "title": "T", "severity": "fatal", "cause_class": "other", "family": "internal",
         "message": "m", "fixes": [{"text": "f"}], "source": "s"})",
        "severity"},
       {"undeclared placeholder",
        R"({"id": "a", "title": "T", "severity": "info",
-        "cause_class": "other", "message": "{dir}", "fixes": [{"text": "f"}], "source": "s"})",
+        "cause_class": "other", "family": "internal", "message": "{dir}", "fixes": [{"text": "f"}], "source": "s"})",
        "not declared"},
       {"no source",
-       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other", "family": "internal",
         "message": "m", "fixes": [{"text": "f"}]})",
        "source"},
       {"no fixes",
-       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other", "family": "internal",
         "message": "m", "fixes": [], "source": "s"})",
        "at least one fix"},
       {"unbalanced brace",
-       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other", "family": "internal",
         "message": "oops {", "fixes": [{"text": "f"}], "source": "s"})",
        "unbalanced"},
+      {"unknown family",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+        "family": "luck", "message": "m", "fixes": [{"text": "f"}], "source": "s"})",
+       "field \"family\": unknown family \"luck\" (one of versions, driver_conflicts"},
+      {"no family",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+        "message": "m", "fixes": [{"text": "f"}], "source": "s"})",
+       "findings[0] (a): missing field \"family\""},
+      {"check not a string",
+       R"({"id": "a", "title": "T", "severity": "info", "cause_class": "other",
+        "family": "internal", "check": 3, "message": "m", "fixes": [{"text": "f"}],
+        "source": "s"})",
+       "field \"check\" has the wrong type"},
       {"wrong type",
-       R"({"id": 7, "title": "T", "severity": "info", "cause_class": "other",
+       R"({"id": 7, "title": "T", "severity": "info", "cause_class": "other", "family": "internal",
         "message": "m", "fixes": [{"text": "f"}], "source": "s"})",
        "wrong type"},
   };
@@ -148,6 +168,116 @@ TEST(knowledge_base, rejects_duplicates_junk_and_missing_files) {
 
   auto missing = kb::KnowledgeBase::load(Files{{"kb.json", k_manifest}});
   ASSERT_FALSE(missing);
+}
+
+// The embedded files with `edit` applied to the one named `name`.
+Files embedded_with(const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+  Files files;
+  bool found = false;
+  for (const kb::EmbeddedFile& f : kb::embedded_files()) {
+    std::string text(f.contents);
+    if (f.name == name) {
+      nlohmann::json doc = nlohmann::json::parse(text);
+      edit(doc);
+      text = doc.dump();
+      found = true;
+    }
+    files.emplace_back(f.name, std::move(text));
+  }
+  EXPECT_TRUE(found) << name;
+  return files;
+}
+
+// One reader (kb/json_rows) reads every file, so every file has the same rules; these go
+// through each file's parser.
+TEST(knowledge_base, every_table_of_every_file_needs_object_rows) {
+  const std::vector<std::pair<std::string, std::string>> tables = {
+      {"findings.json", "findings"},
+      {"library_sets.json", "cudnn"},
+      {"windows_loading.json", "rules"},
+      {"signatures.json", "signatures"},
+      {"cuda_drivers.json", "toolkits"},
+      {"cuda_drivers.json", "minor_compat"},
+      {"cuda_drivers.json", "branches"},
+      {"cudnn_releases.json", "releases"},
+      {"cudnn_releases.json", "packages"},
+      {"frameworks.json", "builds"},
+      {"gpus.json", "architectures"},
+      {"gpus.json", "pci_ids"},
+      {"xid.json", "xids"},
+      {"bugchecks.json", "bugchecks"},
+      {"bugchecks.json", "exceptions"},
+      {"bugchecks.json", "modules"},
+  };
+  for (const auto& [file, table] : tables) {
+    const auto kb = kb::KnowledgeBase::load(
+        embedded_with(file, [&](nlohmann::json& d) { d[table][1] = "a row"; }));
+    ASSERT_FALSE(kb) << file << " " << table;
+    EXPECT_EQ(kb.error().message, file + ": " + table + "[1]: not a JSON object");
+  }
+}
+
+TEST(knowledge_base, an_optional_text_that_is_present_must_not_be_empty_in_any_file) {
+  struct Case {
+    std::string file;
+    std::function<void(nlohmann::json&)> edit;
+    std::string expected; // the end of the message
+  };
+  const std::vector<Case> cases = {
+      {"findings.json",
+       [](nlohmann::json& d) { d["findings"][0]["fixes"][0]["command"] = ""; },
+       "fixes[0]: field \"command\" is empty"},
+      {"windows_loading.json",
+       [](nlohmann::json& d) { d["rules"][0]["note"] = ""; },
+       "field \"note\" is empty"},
+      {"cuda_drivers.json",
+       [](nlohmann::json& d) { d["toolkits"][0]["note"] = ""; },
+       "field \"note\" is empty"},
+      {"frameworks.json",
+       [](nlohmann::json& d) { d["builds"][0]["install"] = ""; },
+       "field \"install\" is empty"},
+      {"xid.json",
+       [](nlohmann::json& d) { d["xids"][0]["immediate_action"] = ""; },
+       "field \"immediate_action\" is empty"},
+      {"bugchecks.json",
+       [](nlohmann::json& d) { d["modules"][0]["note"] = ""; },
+       "field \"note\" is empty"},
+  };
+  for (const Case& c : cases) {
+    const auto kb = kb::KnowledgeBase::load(embedded_with(c.file, c.edit));
+    ASSERT_FALSE(kb) << c.file;
+    const std::string& m = kb.error().message;
+    EXPECT_EQ(m.rfind(c.file + ": ", 0), 0U) << m;
+    ASSERT_GE(m.size(), c.expected.size()) << m;
+    EXPECT_EQ(m.substr(m.size() - c.expected.size()), c.expected) << m;
+  }
+}
+
+TEST(knowledge_base, unsigned_fields_reject_negative_and_fractional_numbers_in_any_file) {
+  const std::vector<std::pair<std::string, std::function<void(nlohmann::json&)>>> cases = {
+      {"library_sets.json", [](nlohmann::json& d) { d["cudnn"][0]["major"] = -9; }},
+      {"library_sets.json", [](nlohmann::json& d) { d["cudnn"][0]["major"] = 9.5; }},
+      {"windows_loading.json", [](nlohmann::json& d) { d["rules"][0]["flags"] = 0.5; }},
+      {"cuda_drivers.json", [](nlohmann::json& d) { d["branches"][0]["branch"] = -535; }},
+      {"gpus.json", [](nlohmann::json& d) { d["architectures"][0]["last_branch"] = 470.5; }},
+      {"xid.json", [](nlohmann::json& d) { d["xids"][0]["code"] = -13; }},
+      {"bugchecks.json", [](nlohmann::json& d) { d["bugchecks"][0]["address_param"] = -1; }},
+      {"signatures.json", [](nlohmann::json& d) { d["signatures"][0]["confidence"] = 50.5; }},
+  };
+  for (const auto& [file, edit] : cases) {
+    const auto kb = kb::KnowledgeBase::load(embedded_with(file, edit));
+    ASSERT_FALSE(kb) << file;
+    EXPECT_NE(kb.error().message.find("has the wrong type"), std::string::npos)
+        << kb.error().message;
+    EXPECT_EQ(kb.error().message.rfind(file + ": ", 0), 0U) << kb.error().message;
+  }
+}
+
+TEST(knowledge_base, a_cudnn_major_that_does_not_fit_is_out_of_range) {
+  const auto kb = kb::KnowledgeBase::load(embedded_with(
+      "library_sets.json", [](nlohmann::json& d) { d["cudnn"][0]["major"] = 4294967305ULL; }));
+  ASSERT_FALSE(kb);
+  EXPECT_EQ(kb.error().message, "library_sets.json: cudnn[0]: field \"major\" is out of range");
 }
 
 TEST(knowledge_base, placeholders_are_listed_in_order) {

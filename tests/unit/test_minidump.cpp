@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include "support/shared_testdata.hpp"
+
 #include <doctor/crash/dump_observations.hpp>
 #include <doctor/formats/minidump.hpp>
 
@@ -25,7 +27,7 @@ std::string read_all(const std::string& path) {
 #define READ_OR_SKIP(var, name)                                                                    \
   const std::string var##_path = shared_file(name);                                                \
   if (!std::filesystem::exists(var##_path)) {                                                      \
-    GTEST_SKIP() << "missing " << var##_path;                                                      \
+    DOCTOR_MISSING_TESTDATA(var##_path);                                                           \
   }                                                                                                \
   const std::string var = read_all(var##_path)
 
@@ -191,7 +193,7 @@ TEST(MiniDump, MalformedFilesGiveAnErrorOrWarnings) {
     }
   }
   if (seen == 0) {
-    GTEST_SKIP() << "no malformed samples";
+    DOCTOR_MISSING_TESTDATA("the malformed and fuzzed samples of windows-dumps");
   }
   auto f1 = parse_minidump(read_all(shared_file("fuzzed_1.mdmp")));
   ASSERT_FALSE(f1);

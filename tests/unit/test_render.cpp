@@ -12,7 +12,7 @@ kb::KnowledgeBase test_kb() {
   const std::string sets = R"({"spec": "cudnn-doctor-kb/1", "kind": "library_sets", "cudnn": []})";
   const std::string findings = R"({"spec": "cudnn-doctor-kb/1", "kind": "findings", "findings": [
     {"id": "t.one", "title": "One", "severity": "warning", "cause_class": "file.corrupt",
-     "params": ["dir", "spec"], "message": "bad {dir} {{not a param}}",
+     "family": "damaged_files", "params": ["dir", "spec"], "message": "bad {dir} {{not a param}}",
      "fixes": [{"text": "always"},
                {"text": "pip fix", "command": "pip install {spec}", "when": "pip"},
                {"text": "conda fix", "when": "conda"}],

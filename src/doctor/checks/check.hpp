@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <doctor/kb/finding_ids.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/model/facts.hpp>
 #include <doctor/model/finding.hpp>
@@ -27,14 +28,12 @@ private:
 using CheckFn = void (*)(const facts::Facts&, const kb::KnowledgeBase&, FindingSink&);
 
 // One row of the check registry: its name, every finding id it can emit (the runner refuses
-// others, and a test holds this list against the knowledge base), and the function.
+// others), and the function. The registry takes `emits` from kb::emitted_by, generated from the
+// findings.json rows whose "check" is `name`; a test holds the two together.
 struct CheckDef {
   std::string_view name;
   std::span<const std::string_view> emits;
   CheckFn run;
 };
-
-// Ids emitted by the runner itself, not by a check.
-inline constexpr std::string_view k_check_failed_id = "internal.check_failed";
 
 } // namespace doctor::checks

@@ -3,6 +3,8 @@
 #include <doctor/loader/facts_probe.hpp>
 #include <doctor/util/strings.hpp>
 
+#include <algorithm>
+
 namespace doctor::checks {
 
 std::string describe_gpu(const facts::PciDevice& gpu) {
@@ -11,6 +13,40 @@ std::string describe_gpu(const facts::PciDevice& gpu) {
     out += " " + *gpu.name;
   }
   return out + " at " + gpu.address;
+}
+
+std::string describe_gpus(const std::vector<facts::PciDevice>& gpus) {
+  std::string out = describe_gpu(gpus.front());
+  if (gpus.size() > 1) {
+    out += fmt::format(" (and {} more)", gpus.size() - 1);
+  }
+  return out;
+}
+
+void add_gpu_evidence(const facts::Facts& facts, FindingDraft& d) {
+  for (const facts::PciDevice& gpu : facts.pci->nvidia_gpus) {
+    d.evidence.push_back(
+        Evidence{facts.pci.source(),
+                 fmt::format("{}; kernel driver: {}",
+                             describe_gpu(gpu),
+                             gpu.driver ? *gpu.driver : "none (" + gpu.driver.reason() + ")")});
+  }
+}
+
+bool gpus_without_driver(const facts::Facts& facts) {
+  if (!facts.pci || facts.pci->nvidia_gpus.empty() || facts.driver.kernel_module_version) {
+    return false;
+  }
+  // Linux kernel modules only; and NVML listing GPUs proves a working driver whatever the files
+  // say.
+  const auto& nvml = facts.driver.nvml;
+  if (facts.collection.os_family != "linux" || (nvml.devices && !nvml.devices->empty())) {
+    return false;
+  }
+  const auto& gpus = facts.pci->nvidia_gpus;
+  return std::none_of(gpus.begin(), gpus.end(), [](const facts::PciDevice& g) {
+    return g.driver && *g.driver == "nouveau";
+  });
 }
 
 std::vector<std::string> distro_tags(const facts::Facts& facts) {
@@ -52,6 +88,32 @@ PackageHint package_hint(const facts::CudnnInstall& install) {
     hint.package_spec = hint.package;
   }
   return hint;
+}
+
+void add_cudnn_library_evidence(const facts::CudnnInstall& inst, FindingDraft& d) {
+  for (const facts::CudnnLibrary& lib : inst.libraries) {
+    d.evidence.push_back(Evidence{
+        lib.version ? lib.version.source() : "file:" + lib.real_path,
+        fmt::format("{} -> {} ({} bytes), version {}",
+                    lib.name,
+                    lib.real_path,
+                    lib.size,
+                    lib.version ? lib.version->str() : "unknown: " + lib.version.reason())});
+  }
+}
+
+void add_search_steps(const loader::Resolution& r, FindingDraft& d) {
+  std::size_t n = 0;
+  for (const loader::SearchStep& s : r.steps) {
+    d.evidence.push_back(
+        Evidence{fmt::format("{}. {}", ++n, s.source),
+                 s.path.empty() ? s.outcome : fmt::format("{}: {}", s.path, s.outcome)});
+  }
+}
+
+std::size_t paths_searched(const loader::Resolution& r) {
+  return static_cast<std::size_t>(std::count_if(
+      r.steps.begin(), r.steps.end(), [](const loader::SearchStep& s) { return !s.path.empty(); }));
 }
 
 std::vector<loader::LoadContext> loader_contexts(const facts::Facts& facts,

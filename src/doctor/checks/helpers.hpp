@@ -34,6 +34,18 @@ Evidence evidence_of(const facts::Fact<T>& fact, std::string_view what) {
 // "NVIDIA 10de:2330 GH100 [H100 SXM5 80GB] at 0000:01:00.0".
 std::string describe_gpu(const facts::PciDevice& gpu);
 
+// The first of `gpus` (not empty) and how many others: "NVIDIA 10de:2330 … (and 3 more)".
+std::string describe_gpus(const std::vector<facts::PciDevice>& gpus);
+
+// One evidence line per NVIDIA GPU of the PCI scan (which must be known): the GPU and the kernel
+// driver bound to it.
+void add_gpu_evidence(const facts::Facts& facts, FindingDraft& d);
+
+// True if the PCI bus shows an NVIDIA GPU that no NVIDIA driver serves: Linux, no NVIDIA kernel
+// module loaded, NVML lists no GPU, and nouveau holds none of them (nouveau reports that case).
+// driver_loaded and module_for_kernel then tell why.
+bool gpus_without_driver(const facts::Facts& facts);
+
 // Tags of the examined distribution for picking fixes: "debian", "ubuntu" or "rhel".
 std::vector<std::string> distro_tags(const facts::Facts& facts);
 
@@ -45,6 +57,15 @@ struct PackageHint {
   std::string package_spec; // name with pinned version, or "(none)"
 };
 PackageHint package_hint(const facts::CudnnInstall& install);
+
+// One evidence line per library of a cuDNN installation: its file, size and version.
+void add_cudnn_library_evidence(const facts::CudnnInstall& install, FindingDraft& d);
+
+// Evidence lines for a loader search: every path considered, numbered in the loader's order.
+void add_search_steps(const loader::Resolution& r, FindingDraft& d);
+
+// How many paths a loader search tried (its steps that name a path).
+std::size_t paths_searched(const loader::Resolution& r);
 
 // The loader walk, answered from the snapshot. Returns nothing for a facts file that never had
 // a loader walk (not Linux, or an older snapshot).

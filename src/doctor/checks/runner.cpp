@@ -16,7 +16,7 @@ namespace {
 Finding
 check_failed(const kb::KnowledgeBase& kb, std::string_view check, const std::string& error) {
   FindingDraft draft;
-  draft.id = std::string(k_check_failed_id);
+  draft.id = kb::ids::k_internal_check_failed;
   draft.subject = std::string(check);
   draft.params = {{"check", std::string(check)}, {"error", error}};
   draft.evidence = {{"check:" + std::string(check), error}};

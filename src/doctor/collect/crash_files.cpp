@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/crash_files.hpp>
-#include <doctor/collect/linux/journal.hpp>
 #include <doctor/crash/dump_observations.hpp>
 #include <doctor/crash/kernel_events.hpp>
 #include <doctor/crash/windows_events.hpp>
@@ -130,6 +129,50 @@ void ingest_kernel_text(std::string_view text,
     out.observations.push_back(std::move(o));
   }
   add_source(out, source, "read", fmt::format("kernel log, {} message(s){}", lines, note), n);
+}
+
+} // namespace
+
+namespace {
+
+// Reads a file through `read` (at most the bytes asked for) and ingests it as `source`; a journal
+// file is read through `journal` instead, which libsystemd reads itself.
+template<typename Read, typename Journal>
+void ingest_read(const std::string& source,
+                 const std::string& boot,
+                 const kb::KnowledgeBase& kb,
+                 crash::Collected& out,
+                 Read read,
+                 Journal journal) {
+  auto head = read(16);
+  if (!head) {
+    add_source(out, source, "unreadable", head.error().message, 0);
+    return;
+  }
+  const FileType type = sniff(*head);
+  if (type == FileType::journal) {
+    auto lines = journal();
+    if (!lines) {
+      add_source(out, source, "invalid", "journal: " + lines.error().message, 0);
+      return;
+    }
+    add_journal(*lines, source, out);
+    out.earlier_boots_covered = true;
+    return;
+  }
+  const std::size_t cap = type == FileType::kernel_dump || type == FileType::minidump
+                              ? k_max_dump_bytes
+                              : k_max_log_bytes;
+  auto bytes = read(cap + 1);
+  if (!bytes) {
+    add_source(out, source, "unreadable", bytes.error().message, 0);
+    return;
+  }
+  const bool truncated = bytes->size() > cap;
+  if (truncated) {
+    bytes->resize(cap);
+  }
+  ingest(*bytes, source, boot, truncated, kb, out);
 }
 
 } // namespace
@@ -315,48 +358,45 @@ void ingest(std::string_view bytes,
   ingest_kernel_text(text, source, boot, encoding == "utf-8" ? cut : ", " + encoding + cut, out);
 }
 
+void add_journal(const JournalRead& journal, const std::string& source, crash::Collected& out) {
+  std::vector<crash::Observation> obs = crash::observe_kernel_lines(journal.lines);
+  add_source(out,
+             source,
+             "read",
+             fmt::format("journal, {} kernel message(s), {} boot(s)",
+                         journal.lines.size(),
+                         journal.boots.size()),
+             obs.size());
+  for (crash::Observation& o : obs) {
+    out.observations.push_back(std::move(o));
+  }
+}
+
 void ingest_file(const std::string& path,
                  const std::string& boot,
                  const kb::KnowledgeBase& kb,
                  crash::Collected& out) {
-  auto head = platform::read_file(path, 16, true);
-  if (!head) {
-    add_source(out, path, "unreadable", head.error().message, 0);
-    return;
-  }
-  if (sniff(*head) == FileType::journal) {
-    auto journal = read_journal({path}, k_max_journal_lines);
-    if (!journal) {
-      add_source(out, path, "invalid", "journal: " + journal.error().message, 0);
-      return;
-    }
-    std::vector<crash::Observation> obs = crash::observe_kernel_lines(journal->lines);
-    add_source(out,
-               path,
-               "read",
-               fmt::format("journal, {} kernel message(s), {} boot(s)",
-                           journal->lines.size(),
-                           journal->boots.size()),
-               obs.size());
-    for (crash::Observation& o : obs) {
-      out.observations.push_back(std::move(o));
-    }
-    out.earlier_boots_covered = true;
-    return;
-  }
-  const std::size_t cap =
-      sniff(*head) == FileType::kernel_dump || sniff(*head) == FileType::minidump ? k_max_dump_bytes
-                                                                                  : k_max_log_bytes;
-  auto bytes = platform::read_file(path, cap + 1, true);
-  if (!bytes) {
-    add_source(out, path, "unreadable", bytes.error().message, 0);
-    return;
-  }
-  const bool truncated = bytes->size() > cap;
-  if (truncated) {
-    bytes->resize(cap);
-  }
-  ingest(*bytes, path, boot, truncated, kb, out);
+  ingest_read(
+      path,
+      boot,
+      kb,
+      out,
+      [&](std::size_t max) { return platform::read_file(path, max, true); },
+      [&] { return read_journal({path}, k_max_journal_lines); });
+}
+
+void ingest_inner(const platform::SysRoot& root,
+                  const std::string& inner,
+                  const std::string& boot,
+                  const kb::KnowledgeBase& kb,
+                  crash::Collected& out) {
+  ingest_read(
+      inner,
+      boot,
+      kb,
+      out,
+      [&](std::size_t max) { return root.read_file(inner, max, true); },
+      [&] { return read_journal(root, {inner}, k_max_journal_lines); });
 }
 
 } // namespace doctor::collect

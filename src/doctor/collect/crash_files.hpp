@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Private to crash/: one file's bytes, typed by content and parsed into observations.
+// Private to crash evidence collection: one file's bytes, typed by content and parsed into
+// observations.
 #pragma once
 
 #include <doctor/collect/crash_evidence.hpp>
+#include <doctor/collect/linux/journal.hpp>
 
 #include <cstddef>
 #include <string>
@@ -40,11 +42,25 @@ void ingest(std::string_view bytes,
             const kb::KnowledgeBase& kb,
             crash::Collected& out);
 
-// Reads the host file `path` (at most the size its type needs) and ingests it. A file that cannot
-// be read becomes a source with status "unreadable".
+// Reads the host file `path` (at most the size its type needs) and ingests it: a file the user
+// named (--from). A file that cannot be read becomes a source with status "unreadable".
 void ingest_file(const std::string& path,
                  const std::string& boot,
                  const kb::KnowledgeBase& kb,
                  crash::Collected& out);
+
+// Reads the file `inner` of the examined system `root` and ingests it under its inner name. Every
+// link on the way is followed inside the root (SysRoot::read_file, SysRoot::resolve) before a
+// host path is formed: an absolute link in an image's /var/log names a file of the image, never
+// one of the host. A file that cannot be read becomes a source with status "unreadable".
+void ingest_inner(const platform::SysRoot& root,
+                  const std::string& inner,
+                  const std::string& boot,
+                  const kb::KnowledgeBase& kb,
+                  crash::Collected& out);
+
+// Appends the kernel messages of a journal read as observations, with one SourceStatus named
+// `source` ("journal, N kernel message(s), M boot(s)").
+void add_journal(const JournalRead& journal, const std::string& source, crash::Collected& out);
 
 } // namespace doctor::collect

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/crash/analysis.hpp>
 #include <doctor/crash/incident_build.hpp>
+#include <doctor/crash/observation_kinds.hpp>
 #include <doctor/kb/crash_catalog.hpp>
 #include <doctor/util/strings.hpp>
 
@@ -19,8 +20,7 @@ constexpr std::int64_t k_second = 1000000;
 constexpr std::int64_t k_burst = k_second;                  // a burst: within one second
 constexpr std::int64_t k_repeat = k_second * 60 * 10;       // a repeating error: 10 minutes
 constexpr std::int64_t k_secondary_window = 30 * k_second;  // Xid 43/45 after another Xid
-constexpr std::int64_t k_crash_window = k_second * 60 * 30; // one Windows crash, several records
-constexpr std::int64_t k_tdr_window = 60 * k_second;        // the records of one TDR
+constexpr std::int64_t k_crash_window = k_second * 60 * 30; // a 6008 and the restart it records
 constexpr std::int64_t k_aer_window = 120 * k_second;       // PCIe errors before a GPU was lost
 constexpr std::size_t k_max_origins = 8;
 constexpr std::size_t k_max_evidence = 12;
@@ -132,23 +132,6 @@ void absorb(Incident& into, Incident&& from) {
   }
 }
 
-// Kinds whose records are one event each: two crashes are two incidents, however close.
-bool one_per_event(ObservationKind kind) {
-  switch (kind) {
-  case ObservationKind::bugcheck:
-  case ObservationKind::power_loss:
-  case ObservationKind::unexpected_shutdown:
-  case ObservationKind::app_crash:
-  case ObservationKind::app_hang:
-  case ObservationKind::oom_kill:
-  case ObservationKind::kernel_oops:
-  case ObservationKind::kernel_panic:
-    return true;
-  default:
-    return false;
-  }
-}
-
 // The same error again on the same subject: a burst (within a second), or for errors that
 // repeat while a fault lasts (Xids, PCIe and memory errors, TDRs), within ten minutes of the
 // last one.
@@ -159,44 +142,45 @@ bool same_burst(const Incident& a, const Incident& b) {
   if (a.consequence_of || b.consequence_of) {
     return false;
   }
-  return shortly_after(a, b, one_per_event(a.kind) ? k_burst : k_repeat);
+  return shortly_after(a, b, kind_info(a.kind).one_per_event ? k_burst : k_repeat);
 }
 
-// The dump, the BugCheck event and Kernel-Power 41 of one crash carry the same code; a 6008
-// belongs to the crash or power loss next to it.
-bool same_windows_crash(const Incident& a, const Incident& b) {
+// The records one event leaves (observation_kinds.cpp, record_window_usec): the dump, the
+// BugCheck event and Kernel-Power 41 of one crash, which carry the same code; Display 4101,
+// nvlddmkm 153, a LiveKernelEvent and the application's own report of one GPU timeout. And a
+// 6008 belongs to the crash or power loss next to it.
+bool same_event(const Incident& a, const Incident& b) {
   const auto d = distance(a.when, b.when);
-  if (!d || *d > k_crash_window) {
+  if (!d) {
     return false;
   }
-  if (a.kind == ObservationKind::bugcheck && b.kind == ObservationKind::bugcheck) {
-    // Two records of one crash come from different places (a dump, event 1001, event 41); two
-    // crashes with the same code come as two records of the same kind.
-    return a.code == b.code
-           && (a.origins[0].source != b.origins[0].source
-               || field(a, "event_id") != field(b, "event_id"));
+  const KindInfo& kind_a = kind_info(a.kind);
+  const KindInfo& kind_b = kind_info(b.kind);
+  if (a.kind == b.kind && kind_a.record_window_usec > 0) {
+    if (*d > kind_a.record_window_usec) {
+      return false;
+    }
+    // Two records of one event are two different records (a dump and an event, or two event
+    // ids); the same record twice is the event happening twice.
+    const bool other_id = field(a, "event_id") != field(b, "event_id");
+    if (kind_a.records_share_code) {
+      return a.code == b.code && (a.origins[0].source != b.origins[0].source || other_id);
+    }
+    return other_id;
   }
-  // One GPU timeout leaves several records: Display 4101, nvlddmkm 153, a LiveKernelEvent, the
-  // application's own report.
-  if (a.kind == ObservationKind::tdr && b.kind == ObservationKind::tdr) {
-    return *d <= k_tdr_window && field(a, "event_id") != field(b, "event_id");
-  }
-  const auto is_restart = [](const Incident& i) {
-    return i.kind == ObservationKind::bugcheck || i.kind == ObservationKind::power_loss;
-  };
-  return (is_restart(a) && b.kind == ObservationKind::unexpected_shutdown)
-         || (a.kind == ObservationKind::unexpected_shutdown && is_restart(b));
+  return *d <= k_crash_window
+         && ((kind_a.restart && kind_b.joins_restart) || (kind_a.joins_restart && kind_b.restart));
 }
 
-// Prefer the record that knows most: a dump (module, parameters) over events.
+// Prefer the record that knows most: a dump (module, parameters) over events, and anything over
+// a record that only joins the restart.
 bool richer(const Incident& a, const Incident& b) {
   const bool a_module = !field(a, "module").empty();
   const bool b_module = !field(b, "module").empty();
   if (a_module != b_module) {
     return a_module;
   }
-  return a.kind != ObservationKind::unexpected_shutdown
-         && b.kind == ObservationKind::unexpected_shutdown;
+  return !kind_info(a.kind).joins_restart && kind_info(b.kind).joins_restart;
 }
 
 std::vector<Incident> fold(std::vector<Incident> in) {
@@ -211,7 +195,7 @@ std::vector<Incident> fold(std::vector<Incident> in) {
         match = i;
         break;
       }
-      if (same_windows_crash(out[i], inc)) {
+      if (same_event(out[i], inc)) {
         match = i;
         crash = true;
         break;
@@ -267,16 +251,15 @@ void link_consequences(std::vector<Incident>& incidents, const kb::KnowledgeBase
       } else if (is_secondary(inc, kb)) {
         root = prev.kind == ObservationKind::xid && !is_secondary(prev, kb)
                && shortly_after(prev, inc, k_secondary_window);
-      } else if (inc.kind == ObservationKind::gpu_lost) {
-        root = prev.kind == ObservationKind::xid && prev.code == "79"
+      } else if (kind_info(inc.kind).follows_xid) {
+        // A message that reports what an Xid just reported (a "fallen off the bus" message
+        // after Xid 79, both log.gpu_fallen_off_bus) follows from that Xid.
+        root = prev.kind == ObservationKind::xid && prev.finding == inc.finding
                && shortly_after(prev, inc, k_secondary_window);
       }
       if (root) {
         inc.consequence_of = j;
-        inc.notes.push_back(
-            fmt::format("a consequence of the {} {} before it",
-                        to_string(prev.kind) == "xid" ? "Xid" : to_string(prev.kind),
-                        prev.code));
+        inc.notes.push_back(fmt::format("a consequence of the Xid {} before it", prev.code));
         break;
       }
     }
@@ -322,17 +305,16 @@ void note_patterns(std::vector<Incident>& incidents, const MachineContext& machi
   }
 
   // Repeated TDRs, and what the machine's TDR settings say about them.
-  std::size_t tdrs = 0;
-  for (const Incident& inc : incidents) {
-    if (inc.kind == ObservationKind::tdr
-        || (inc.kind == ObservationKind::bugcheck && inc.code == "0x116")) {
-      ++tdrs; // incidents, not records: one TDR leaves several records
-    }
-  }
+  // A GPU timeout: a recovered one, or VIDEO_TDR_FAILURE (0x116), the stop code of one that
+  // could not be recovered.
+  const auto is_tdr = [](const Incident& inc) {
+    return kind_info(inc.kind).gpu_timeout
+           || (inc.kind == ObservationKind::bugcheck && inc.code == "0x116");
+  };
+  const auto tdrs =
+      static_cast<std::size_t>(std::count_if(incidents.begin(), incidents.end(), is_tdr));
   for (Incident& inc : incidents) {
-    const bool tdr = inc.kind == ObservationKind::tdr
-                     || (inc.kind == ObservationKind::bugcheck && inc.code == "0x116");
-    if (!tdr) {
+    if (!is_tdr(inc)) {
       continue;
     }
     if (tdrs >= 2) {
@@ -386,12 +368,12 @@ void note_patterns(std::vector<Incident>& incidents, const MachineContext& machi
     }
   }
 
-  // PCIe errors shortly before a GPU was lost.
+  // PCIe errors shortly before a GPU was lost (a gpu_lost message, or an Xid the catalogue reads
+  // as the same finding: Xid 79).
+  const std::string_view lost_gpu = kind_info(ObservationKind::gpu_lost).finding;
   for (std::size_t i = 0; i < incidents.size(); ++i) {
     Incident& inc = incidents[i];
-    const bool lost = inc.kind == ObservationKind::gpu_lost
-                      || (inc.kind == ObservationKind::xid && inc.code == "79");
-    if (!lost) {
+    if (inc.finding != lost_gpu) {
       continue;
     }
     for (std::size_t j = i; j-- > 0;) {
@@ -430,25 +412,15 @@ std::vector<Incident> analyse(std::vector<Observation> observations,
   return incidents;
 }
 
-std::vector<std::string_view> incident_finding_ids() {
-  return {"crash.gpu_driver_error",
-          "crash.nvswitch_error",
-          "crash.kernel_crash",
-          "crash.app_crash",
-          "crash.app_hang",
-          "crash.no_persistent_log",
-          "log.gpu_app_fault",
-          "log.gpu_memory_error",
-          "log.gsp_error",
-          "log.gpu_fallen_off_bus",
-          "log.gpu_init_failed",
-          "log.driver_library_mismatch",
-          "driver.nouveau_bound",
-          "log.hardware_error",
-          "log.host_out_of_memory",
-          "log.bugcheck",
-          "log.display_tdr",
-          "log.unexpected_power_loss"};
+std::vector<std::string> incident_finding_ids(const kb::KnowledgeBase& kb) {
+  std::set<std::string> ids = {"crash.no_persistent_log"};
+  for (const KindInfo& k : observation_kinds()) {
+    ids.emplace(k.finding);
+  }
+  for (const kb::XidEntry& x : kb.crash().xids()) {
+    ids.insert(x.finding);
+  }
+  return {ids.begin(), ids.end()};
 }
 
 } // namespace doctor::crash

@@ -7,7 +7,7 @@
 #include <doctor/crash/observation.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 
-#include <string_view>
+#include <string>
 #include <vector>
 
 namespace doctor::crash {
@@ -29,8 +29,9 @@ std::vector<Incident> analyse(std::vector<Observation> observations,
                               const kb::KnowledgeBase& kb,
                               const MachineContext& machine);
 
-// The findings.json ids incidents can name (the knowledge base's registry test checks that each
-// exists and that every finding is used by someone).
-std::vector<std::string_view> incident_finding_ids();
+// The findings.json ids incidents can name: each observation kind's, those the Xid catalogue of
+// `kb` names, and crash.no_persistent_log (the knowledge base's registry test checks that each
+// exists and that every finding is used by someone). Sorted.
+std::vector<std::string> incident_finding_ids(const kb::KnowledgeBase& kb);
 
 } // namespace doctor::crash

@@ -17,6 +17,7 @@ using formats::MiniDumpModule;
 Observation observe_minidump(const MiniDump& dump, const Origin& origin) {
   Observation o;
   o.kind = ObservationKind::app_crash;
+  o.platform = Platform::windows; // a Windows user-mode minidump
   o.when.utc_usec = dump.time_utc_usec;
   o.origin = origin;
   if (o.origin.locator.empty()) {
@@ -75,6 +76,7 @@ Observation observe_kernel_dump(const KernelDump& dump,
                                 std::optional<unsigned> address_param) {
   Observation o;
   o.kind = ObservationKind::bugcheck;
+  o.platform = Platform::windows; // a Windows kernel dump
   o.code = util::hex(formats::masked_code(dump.bugcheck_code));
   o.when.utc_usec = dump.crash_time_utc_usec;
   o.when.uptime_usec = dump.uptime_usec;

@@ -25,7 +25,7 @@ struct Incident {
   std::string finding;  // the findings.json row whose message and fixes apply
   std::string meaning;  // what the code means, from the catalogue (may be empty)
   std::string subject;  // "GPU 0000:41:00", "python.exe", "this machine"
-  std::string platform; // "linux" or "windows"
+  std::string platform; // "linux" or "windows": that of the first observation
   When when;            // the first occurrence
   When last;            // the last occurrence when count > 1
   std::size_t count = 1;

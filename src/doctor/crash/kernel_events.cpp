@@ -262,6 +262,7 @@ Observation&
 KernelEventScanner::emit(ObservationKind kind, const formats::KernelLine& line, Open open) {
   Observation o;
   o.kind = kind;
+  o.platform = Platform::linux; // the Linux kernel's log
   o.when = line.when;
   o.origin = line.origin;
   add_evidence(o, line.text);

@@ -45,8 +45,16 @@ enum class ObservationKind {
   app_hang,            // Application Hang 1002
 };
 
-// Returns the public name ("xid", "app_crash").
+// Returns the public name ("xid", "app_crash"), from the kind's row in observation_kinds.cpp.
 std::string_view to_string(ObservationKind kind);
+
+// The operating system whose evidence an observation was read from. The recogniser that makes an
+// observation sets it: a kind such as app_crash comes from both (a Windows Application Error
+// event, the Linux kernel's segfault line).
+enum class Platform { linux, windows };
+
+// Returns "linux" or "windows".
+std::string_view to_string(Platform platform);
 
 // One event as read from its source. `code` is the event's own number as text in its usual
 // notation: "79" for an Xid, "0x116" for a bug check (masked: 0x1000007E becomes "0x7e", the
@@ -55,6 +63,7 @@ std::string_view to_string(ObservationKind kind);
 // them by name ("pci", "pid", "process", "message", "module", "param1".."param4", …).
 struct Observation {
   ObservationKind kind = ObservationKind::xid;
+  Platform platform = Platform::linux; // set by the recogniser (kernel_events, windows_events, …)
   std::string code;
   When when;
   Origin origin;

@@ -93,6 +93,7 @@ private:
 Observation start(const formats::EventRecord& r, ObservationKind kind, std::string code) {
   Observation o;
   o.kind = kind;
+  o.platform = Platform::windows; // a Windows event log record
   o.code = std::move(code);
   o.origin = r.origin;
   if (r.time_utc_usec) {

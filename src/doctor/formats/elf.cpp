@@ -31,7 +31,6 @@ constexpr std::uint64_t k_pt_interp = 3;
 constexpr std::uint64_t k_sht_null = 0;
 constexpr std::uint64_t k_sht_strtab = 3;
 constexpr std::uint64_t k_sht_dynamic = 6;
-constexpr std::uint64_t k_sht_nobits = 8;
 constexpr std::uint64_t k_shf_alloc = 2;
 constexpr std::uint64_t k_shn_xindex = 0xffff;
 constexpr std::uint64_t k_pn_xnum = 0xffff;

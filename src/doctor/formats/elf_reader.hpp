@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Private to binfmt/elf*.cpp: the bounded reader that parse_elf runs, shared by elf.cpp (headers,
+// Private to formats/elf*.cpp: the bounded reader that parse_elf runs, shared by elf.cpp (headers,
 // segments, sections, dynamic section) and elf_versions.cpp (version tables, notes).
 #pragma once
 
-#include <doctor/formats/byte_view.hpp>
+#include <doctor/formats/byte_reader.hpp>
 #include <doctor/formats/elf.hpp>
 
 #include <fmt/format.h>
@@ -19,6 +19,7 @@
 namespace doctor::formats::detail {
 
 inline constexpr std::uint64_t k_pt_note = 4;
+inline constexpr std::uint64_t k_sht_nobits = 8;
 
 // Caps that bound the work for any input; real libraries stay far below them.
 inline constexpr std::uint64_t k_max_headers = 65536;
@@ -77,9 +78,9 @@ struct ElfDynamicEntries {
       verneednum;
 };
 
-// Reads one ELF file. Every read goes through uint()/has(), which check the offset and size
-// against the data with overflow-safe arithmetic; every loop is bounded by the caps above, so any
-// input, truncated or hostile, costs bounded work and never reads outside the view. The steps are
+// Reads one ELF file. Every read goes through uint()/has(), the bounded reads of a ByteReader;
+// every loop is bounded by the caps above, so any input, truncated or hostile, costs bounded work
+// and never reads outside the view. The steps are
 // defined in elf.cpp (headers, segments, sections, dynamic section) and elf_versions.cpp
 // (DT_VERDEF, DT_VERNEED, notes).
 class ElfReader {
@@ -87,7 +88,7 @@ public:
   // `data` holds at least the whole ELF header of the given class and byte order.
   ElfReader(std::string_view data, bool is64, bool big_endian)
       : m_data(data)
-      , m_bytes(data, big_endian)
+      , m_bytes(data, big_endian ? ByteOrder::big : ByteOrder::little)
       , m_is64(is64)
       , m_big(big_endian) {}
 
@@ -168,7 +169,7 @@ private:
   void read_build_id();
 
   std::string_view m_data;
-  ByteView m_bytes;
+  ByteReader m_bytes;
   bool m_is64;
   bool m_big;
   ElfInfo m_info;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/formats/byte_view.hpp>
+#include <doctor/formats/byte_reader.hpp>
 #include <doctor/formats/elf.hpp>
+#include <doctor/formats/elf_reader.hpp>
 
 #include <algorithm>
 
@@ -9,34 +10,8 @@ namespace doctor::formats {
 namespace {
 
 constexpr std::uint64_t k_sht_dynsym = 11;
-constexpr std::uint64_t k_sht_nobits = 8;
 constexpr std::uint64_t k_max_symbols = std::uint64_t{4} << 20U;
 constexpr std::uint64_t k_max_name = 4096;
-
-// Bounds-checked reads in the file's byte order, and NUL-terminated strings inside a table.
-class View : public detail::ByteView {
-public:
-  View(std::string_view data, bool big)
-      : ByteView(data, big)
-      , m_data(data) {}
-
-  // The NUL-terminated string at `offset` if it ends inside [offset, limit).
-  std::optional<std::string_view> string(std::uint64_t offset, std::uint64_t limit) const {
-    limit = std::min<std::uint64_t>(limit, m_data.size());
-    if (offset >= limit) {
-      return std::nullopt;
-    }
-    const std::string_view rest = m_data.substr(offset, std::min(limit - offset, k_max_name));
-    const auto nul = rest.find('\0');
-    if (nul == std::string_view::npos) {
-      return std::nullopt;
-    }
-    return rest.substr(0, nul);
-  }
-
-private:
-  std::string_view m_data;
-};
 
 struct Section {
   std::uint64_t type = 0;
@@ -61,7 +36,7 @@ std::vector<ElfObject> read_elf_objects(std::string_view data,
   if (is64 && data.size() < 64) {
     return out;
   }
-  const View v(data, big);
+  const ByteReader v(data, big ? ByteOrder::big : ByteOrder::little);
   const std::uint64_t shoff = is64 ? v.uint(0x28, 8) : v.uint(0x20, 4);
   const std::uint64_t shentsize = v.uint(is64 ? 0x3A : 0x2E, 2);
   const std::uint64_t shnum = v.uint(is64 ? 0x3C : 0x30, 2);
@@ -104,13 +79,14 @@ std::vector<ElfObject> read_elf_objects(std::string_view data,
       if (size == 0 || size > max_size || shndx == 0 || shndx >= shnum || name_off >= strtab.size) {
         continue;
       }
-      const auto name = v.string(strtab.offset + name_off, strtab.offset + strtab.size);
+      const auto name =
+          v.c_string(strtab.offset + name_off, k_max_name, strtab.offset + strtab.size);
       if (!name || std::find(names.begin(), names.end(), *name) == names.end()) {
         continue;
       }
       // The object lies in section `shndx`: its file offset follows from the section's address.
       const Section home = section(shndx);
-      if (home.type == k_sht_nobits || value < home.addr || value - home.addr > home.size
+      if (home.type == detail::k_sht_nobits || value < home.addr || value - home.addr > home.size
           || size > home.size - (value - home.addr)) {
         continue;
       }

@@ -28,7 +28,8 @@ constexpr std::uint64_t k_verneed_size = 16; // vn_version, vn_cnt, vn_file, vn_
 constexpr std::uint64_t k_vernaux_size = 16; // vna_hash, vna_flags, vna_other, vna_name, vna_next
 constexpr std::uint64_t k_note_header = 12;  // namesz, descsz, type (both classes)
 
-std::uint64_t align_up(std::uint64_t v, std::uint64_t align) {
+// Rounds `v` up to a multiple of `align` (any alignment above 0), saturating at the top.
+std::uint64_t saturating_align_up(std::uint64_t v, std::uint64_t align) {
   const std::uint64_t r = v % align;
   return r == 0 ? v : sat_add(v, align - r);
 }
@@ -193,8 +194,9 @@ bool ElfReader::read_notes(std::uint64_t offset, std::uint64_t length, std::uint
     const std::uint64_t descsz = uint(at + 4, 4);
     const std::uint64_t type = uint(at + 8, 4);
     const std::uint64_t name_at = at + k_note_header;
-    const std::uint64_t desc_at = sat_add(at, align_up(k_note_header + namesz, align));
-    const std::uint64_t next = sat_add(at, align_up(sat_add(desc_at - at, descsz), align));
+    const std::uint64_t desc_at = sat_add(at, saturating_align_up(k_note_header + namesz, align));
+    const std::uint64_t next =
+        sat_add(at, saturating_align_up(sat_add(desc_at - at, descsz), align));
     // A note that overruns its own area is not damage: the area itself lies inside the file
     // (a segment or section past the end of the file is reported where the headers are checked),
     // and the loader ignores the note. Real libraries carry such areas: cuDNN 8.9's sub-libraries

@@ -14,19 +14,19 @@ namespace doctor::formats {
 
 namespace {
 
-constexpr std::size_t k_max_depth = 64;
+constexpr std::size_t k_max_xml_depth = 64;
 constexpr std::size_t k_max_nodes = 1'000'000;
 constexpr std::size_t k_max_attributes = 64;
 constexpr std::size_t k_max_user_data = 256;
 
-bool is_name_start(char c) {
+bool is_xml_name_start(char c) {
   const auto u = static_cast<unsigned char>(c);
   return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u == '_' || u == ':' || u >= 0x80;
 }
 
-bool is_name_char(char c) {
+bool is_xml_name_char(char c) {
   const auto u = static_cast<unsigned char>(c);
-  return is_name_start(c) || (u >= '0' && u <= '9') || u == '-' || u == '.';
+  return is_xml_name_start(c) || (u >= '0' && u <= '9') || u == '-' || u == '.';
 }
 
 bool is_space(char c) {
@@ -90,9 +90,9 @@ private:
 
   std::string_view name() {
     const std::size_t start = m_pos;
-    if (m_pos < m_text.size() && is_name_start(m_text[m_pos])) {
+    if (m_pos < m_text.size() && is_xml_name_start(m_text[m_pos])) {
       ++m_pos;
-      while (m_pos < m_text.size() && is_name_char(m_text[m_pos])) {
+      while (m_pos < m_text.size() && is_xml_name_char(m_text[m_pos])) {
         ++m_pos;
       }
     }
@@ -217,8 +217,8 @@ private:
     if (tag.empty()) {
       return fail("'<' not followed by a tag name");
     }
-    if (m_stack.size() > k_max_depth) {
-      return fail("elements nested deeper than " + std::to_string(k_max_depth));
+    if (m_stack.size() > k_max_xml_depth) {
+      return fail("elements nested deeper than " + std::to_string(k_max_xml_depth));
     }
     if (++m_nodes > k_max_nodes) {
       return fail("more than " + std::to_string(k_max_nodes) + " elements");
@@ -307,7 +307,7 @@ std::uint32_t to_u32(std::string_view s) {
 // Collects the leaf elements under <UserData> (whose layout each provider defines) by name.
 void collect_leaves(const XmlElement& element, EventRecord& record, std::size_t depth) {
   for (const auto& child : element.children) {
-    if (record.data.size() >= k_max_user_data || depth > k_max_depth) {
+    if (record.data.size() >= k_max_user_data || depth > k_max_xml_depth) {
       return;
     }
     if (child.children.empty()) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/formats/byte_reader.hpp>
 #include <doctor/formats/event_xml.hpp>
 #include <doctor/formats/evtx.hpp>
 #include <doctor/formats/evtx_binxml.hpp>
+#include <doctor/util/time.hpp>
 
 #include <cstdint>
 #include <utility>
@@ -18,14 +20,6 @@ constexpr std::size_t k_max_warnings = 100;
 constexpr std::string_view k_file_magic{"ElfFile\0", 8};
 constexpr std::string_view k_chunk_magic{"ElfChnk\0", 8};
 constexpr std::uint32_t k_record_magic = 0x00002A2A;
-
-std::uint64_t le(std::string_view b, std::size_t at, std::size_t width) {
-  std::uint64_t v = 0;
-  for (std::size_t i = width; i > 0; --i) {
-    v = (v << 8U) | static_cast<unsigned char>(b[at + i - 1]);
-  }
-  return v;
-}
 
 class Warnings {
 public:
@@ -67,22 +61,23 @@ void read_chunk(std::string_view chunk,
                 EvtxRead& out,
                 Warnings& warnings) {
   const std::string where = "chunk " + std::to_string(number);
+  const ByteReader bytes(chunk);
   // Records lie between the chunk header and the free space; a bad free-space offset means
   // "read to the end of the chunk".
-  std::size_t limit = le(chunk, 48, 4);
+  std::size_t limit = bytes.uint(48, 4);
   if (limit < k_chunk_header_size || limit > chunk.size()) {
     limit = chunk.size();
   }
   evtx_detail::BinXmlReader reader(chunk);
   std::size_t pos = k_chunk_header_size;
   while (limit - pos >= k_record_header_size) {
-    if (le(chunk, pos, 4) != k_record_magic) {
+    if (bytes.uint(pos, 4) != k_record_magic) {
       warnings.add(where + ": no record at offset " + std::to_string(pos)
                    + ", rest of the chunk skipped");
       return;
     }
-    const std::size_t size = le(chunk, pos + 4, 4);
-    const std::uint64_t record_id = le(chunk, pos + 8, 8);
+    const std::size_t size = bytes.uint(pos + 4, 4);
+    const std::uint64_t record_id = bytes.uint(pos + 8, 8);
     if (size < k_record_header_size + 4 || size > limit - pos) {
       warnings.add(where + ": record " + std::to_string(record_id) + " has a bad size ("
                    + std::to_string(size) + "), rest of the chunk skipped");
@@ -104,8 +99,9 @@ void read_chunk(std::string_view chunk,
       }
       if (!r.time_utc_usec) {
         // The record header's written time (FILETIME) stands in for a missing TimeCreated.
-        const std::uint64_t ft = le(chunk, pos + 16, 8);
-        r.time_utc_usec = static_cast<std::int64_t>(ft / 10) - 11644473600LL * 1'000'000;
+        const std::uint64_t ft = bytes.uint(pos + 16, 8);
+        r.time_utc_usec = static_cast<std::int64_t>(ft / 10)
+                          - static_cast<std::int64_t>(util::k_filetime_unix_epoch / 10);
       }
       out.records.push_back(std::move(r));
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/formats/evtx_binxml.hpp>
 #include <doctor/util/strings.hpp>
+#include <doctor/util/time.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -11,11 +12,10 @@ namespace doctor::formats::evtx_detail {
 
 namespace {
 
-constexpr int k_max_depth = 32;
+constexpr int k_max_binxml_depth = 32;
 constexpr std::size_t k_max_tokens = 100'000;
 constexpr std::uint32_t k_max_substitutions = 4096;
 constexpr std::size_t k_max_array_items = 1024;
-constexpr std::uint64_t k_filetime_unix_epoch = 116444736000000000ULL; // 1970 in 100 ns ticks
 
 // Token numbers; 0x40 on 0x01/0x05/0x06 marks "has attributes" / "more data follows".
 constexpr std::uint8_t k_end_of_stream = 0x00;
@@ -42,18 +42,10 @@ constexpr std::uint8_t k_type_ansi = 0x02;
 constexpr std::uint8_t k_type_binxml = 0x21;
 constexpr std::uint8_t k_type_array = 0x80;
 
-std::uint64_t le(std::string_view b, std::size_t at, std::size_t width) {
-  std::uint64_t v = 0;
-  for (std::size_t i = width; i > 0; --i) {
-    v = (v << 8U) | static_cast<unsigned char>(b[at + i - 1]);
-  }
-  return v;
-}
-
 std::string filetime_text(std::uint64_t ft) {
   // Seconds relative to 1970 (negative before), then the 100 ns remainder as 7 digits.
   const auto ticks = static_cast<std::int64_t>(ft / 10'000'000ULL)
-                     - static_cast<std::int64_t>(k_filetime_unix_epoch / 10'000'000ULL);
+                     - static_cast<std::int64_t>(util::k_filetime_unix_epoch / 10'000'000ULL);
   std::string s = format_utc_usec(ticks * 1'000'000);
   char frac[16];
   std::snprintf(frac, sizeof frac, ".%07lluZ", static_cast<unsigned long long>(ft % 10'000'000ULL));
@@ -61,28 +53,30 @@ std::string filetime_text(std::uint64_t ft) {
 }
 
 std::string systemtime_text(std::string_view b) {
+  const ByteReader v(b);
   char buf[48];
   std::snprintf(buf,
                 sizeof buf,
                 "%04u-%02u-%02uT%02u:%02u:%02u.%03u0000Z",
-                static_cast<unsigned>(le(b, 0, 2)),
-                static_cast<unsigned>(le(b, 2, 2)),
-                static_cast<unsigned>(le(b, 6, 2)),
-                static_cast<unsigned>(le(b, 8, 2)),
-                static_cast<unsigned>(le(b, 10, 2)),
-                static_cast<unsigned>(le(b, 12, 2)),
-                static_cast<unsigned>(le(b, 14, 2)));
+                static_cast<unsigned>(v.uint(0, 2)),
+                static_cast<unsigned>(v.uint(2, 2)),
+                static_cast<unsigned>(v.uint(6, 2)),
+                static_cast<unsigned>(v.uint(8, 2)),
+                static_cast<unsigned>(v.uint(10, 2)),
+                static_cast<unsigned>(v.uint(12, 2)),
+                static_cast<unsigned>(v.uint(14, 2)));
   return buf;
 }
 
 std::string guid_text(std::string_view b) {
+  const ByteReader v(b);
   char buf[48];
   std::snprintf(buf,
                 sizeof buf,
                 "{%08llx-%04llx-%04llx-%02x%02x-%02x%02x%02x%02x%02x%02x}",
-                static_cast<unsigned long long>(le(b, 0, 4)),
-                static_cast<unsigned long long>(le(b, 4, 2)),
-                static_cast<unsigned long long>(le(b, 6, 2)),
+                static_cast<unsigned long long>(v.uint(0, 4)),
+                static_cast<unsigned long long>(v.uint(4, 2)),
+                static_cast<unsigned long long>(v.uint(6, 2)),
                 static_cast<unsigned char>(b[8]),
                 static_cast<unsigned char>(b[9]),
                 static_cast<unsigned char>(b[10]),
@@ -108,14 +102,13 @@ std::string sid_text(std::string_view b) {
   if (n == 0) {
     return "";
   }
-  std::uint64_t authority = 0;
-  for (std::size_t i = 2; i < 8; ++i) {
-    authority = (authority << 8U) | static_cast<unsigned char>(b[i]);
-  }
+  const ByteReader v(b);
+  // The identifier authority is a 48-bit big-endian number, the sub-authorities little-endian.
+  const std::uint64_t authority = ByteReader(b, ByteOrder::big).uint(2, 6);
   std::string s = "S-" + std::to_string(static_cast<unsigned char>(b[0])) + "-"
                   + (authority >> 32U != 0 ? util::hex(authority) : std::to_string(authority));
   for (std::size_t at = 8; at + 4 <= n; at += 4) {
-    s += "-" + std::to_string(le(b, at, 4));
+    s += "-" + std::to_string(v.uint(at, 4));
   }
   return s;
 }
@@ -226,6 +219,7 @@ std::string utf16_to_utf8(std::string_view bytes) {
 }
 
 std::string render_value(std::uint8_t type, std::string_view b) {
+  const ByteReader v(b);
   const std::size_t w = item_width(type);
   if (w != 0 && b.size() < w) {
     return "";
@@ -236,21 +230,21 @@ std::string render_value(std::uint8_t type, std::string_view b) {
   case k_type_ansi:
     return latin1_to_utf8(b);
   case 0x03:
-    return std::to_string(static_cast<std::int8_t>(le(b, 0, 1)));
+    return std::to_string(static_cast<std::int8_t>(v.uint(0, 1)));
   case 0x04:
-    return std::to_string(le(b, 0, 1));
+    return std::to_string(v.uint(0, 1));
   case 0x05:
-    return std::to_string(static_cast<std::int16_t>(le(b, 0, 2)));
+    return std::to_string(static_cast<std::int16_t>(v.uint(0, 2)));
   case 0x06:
-    return std::to_string(le(b, 0, 2));
+    return std::to_string(v.uint(0, 2));
   case 0x07:
-    return std::to_string(static_cast<std::int32_t>(le(b, 0, 4)));
+    return std::to_string(static_cast<std::int32_t>(v.uint(0, 4)));
   case 0x08:
-    return std::to_string(le(b, 0, 4));
+    return std::to_string(v.uint(0, 4));
   case 0x09:
-    return std::to_string(static_cast<std::int64_t>(le(b, 0, 8)));
+    return std::to_string(static_cast<std::int64_t>(v.uint(0, 8)));
   case 0x0A:
-    return std::to_string(le(b, 0, 8));
+    return std::to_string(v.uint(0, 8));
   case 0x0B: {
     float f = 0;
     std::memcpy(&f, b.data(), sizeof f);
@@ -266,7 +260,7 @@ std::string render_value(std::uint8_t type, std::string_view b) {
     return buf;
   }
   case 0x0D:
-    return le(b, 0, 4) != 0 ? "true" : "false";
+    return v.uint(0, 4) != 0 ? "true" : "false";
   case 0x0E: {
     static constexpr char k_digits[] = "0123456789ABCDEF";
     std::string s;
@@ -279,17 +273,17 @@ std::string render_value(std::uint8_t type, std::string_view b) {
   case 0x0F:
     return guid_text(b);
   case 0x10:
-    return util::hex(le(b, 0, b.size() >= 8 ? 8 : 4));
+    return util::hex(v.uint(0, b.size() >= 8 ? 8 : 4));
   case 0x11:
-    return filetime_text(le(b, 0, 8));
+    return filetime_text(v.uint(0, 8));
   case 0x12:
     return systemtime_text(b);
   case 0x13:
     return sid_text(b);
   case 0x14:
-    return util::hex(le(b, 0, 4));
+    return util::hex(v.uint(0, 4));
   case 0x15:
-    return util::hex(le(b, 0, 8));
+    return util::hex(v.uint(0, 8));
   default:
     return "";
   }
@@ -308,7 +302,7 @@ Expected<std::string> BinXmlReader::name_at(std::uint32_t offset) {
   if (offset > m_chunk.size() || m_chunk.size() - offset < 8) {
     return fail(offset, "name outside the chunk");
   }
-  const std::size_t chars = le(m_chunk, offset + 6, 2);
+  const std::size_t chars = m_bytes.uint(offset + 6, 2);
   if (chars == 0 || m_chunk.size() - offset - 8 < chars * 2) {
     return fail(offset, "bad name string");
   }
@@ -323,7 +317,7 @@ Expected<std::size_t> BinXmlReader::name_ref(std::size_t pos, std::size_t end, s
   if (end - pos < 4) {
     return fail(pos, "truncated name reference");
   }
-  const auto offset = static_cast<std::uint32_t>(le(m_chunk, pos, 4));
+  const auto offset = static_cast<std::uint32_t>(m_bytes.uint(pos, 4));
   pos += 4;
   auto n = name_at(offset);
   if (!n) {
@@ -331,7 +325,7 @@ Expected<std::size_t> BinXmlReader::name_ref(std::size_t pos, std::size_t end, s
   }
   name = std::move(*n);
   if (offset == pos) {
-    const std::size_t size = 8 + 2 * le(m_chunk, offset + 6, 2) + 2;
+    const std::size_t size = 8 + 2 * m_bytes.uint(offset + 6, 2) + 2;
     if (end - pos < size) {
       return fail(pos, "truncated inline name");
     }
@@ -364,7 +358,7 @@ Expected<std::size_t> BinXmlReader::text_token(std::size_t pos, std::size_t end,
     if (end - pos < 3) {
       return fail(pos, "truncated character reference");
     }
-    util::append_utf8(out, static_cast<std::uint32_t>(le(m_chunk, pos + 1, 2)));
+    util::append_utf8(out, static_cast<std::uint32_t>(m_bytes.uint(pos + 1, 2)));
     return pos + 3;
   }
   if (base == k_entity_ref || base == k_pi_target) {
@@ -385,7 +379,7 @@ Expected<std::size_t> BinXmlReader::text_token(std::size_t pos, std::size_t end,
   if (end - pos < head || (base == k_value && m_chunk[pos + 1] != k_type_string)) {
     return fail(pos, "bad value token");
   }
-  const std::size_t bytes = 2 * le(m_chunk, pos + head - 2, 2);
+  const std::size_t bytes = 2 * m_bytes.uint(pos + head - 2, 2);
   if (end - pos - head < bytes) {
     return fail(pos, "truncated text");
   }
@@ -450,8 +444,8 @@ Expected<std::size_t> BinXmlReader::content(std::size_t pos,
 
 Expected<std::size_t> BinXmlReader::element(
     std::size_t pos, std::size_t end, const Context& ctx, XmlElement& parent, int depth) {
-  if (depth > k_max_depth) {
-    return fail(pos, "elements nested deeper than " + std::to_string(k_max_depth));
+  if (depth > k_max_binxml_depth) {
+    return fail(pos, "elements nested deeper than " + std::to_string(k_max_binxml_depth));
   }
   const bool has_attributes = (static_cast<std::uint8_t>(m_chunk[pos]) & k_flag) != 0;
   // Template definitions put a 2-byte dependency id before the data size; elements written
@@ -464,7 +458,7 @@ Expected<std::size_t> BinXmlReader::element(
     if (end - pos < head + 4) {
       continue;
     }
-    const auto offset = le(m_chunk, pos + head, 4);
+    const auto offset = m_bytes.uint(pos + head, 4);
     if (offset <= pos + head + 4 && name_at(static_cast<std::uint32_t>(offset))) {
       after = pos + head;
       break;
@@ -546,18 +540,18 @@ Expected<std::size_t> BinXmlReader::element(
 
 Expected<std::size_t>
 BinXmlReader::template_instance(std::size_t pos, std::size_t end, XmlElement& parent, int depth) {
-  if (depth > k_max_depth) {
-    return fail(pos, "templates nested deeper than " + std::to_string(k_max_depth));
+  if (depth > k_max_binxml_depth) {
+    return fail(pos, "templates nested deeper than " + std::to_string(k_max_binxml_depth));
   }
   if (end - pos < 10) {
     return fail(pos, "truncated template instance");
   }
-  const auto definition = static_cast<std::size_t>(le(m_chunk, pos + 6, 4));
+  const auto definition = static_cast<std::size_t>(m_bytes.uint(pos + 6, 4));
   std::size_t cursor = pos + 10;
   if (definition > m_chunk.size() || m_chunk.size() - definition < 24) {
     return fail(pos, "template definition outside the chunk");
   }
-  const std::size_t body_size = le(m_chunk, definition + 20, 4);
+  const std::size_t body_size = m_bytes.uint(definition + 20, 4);
   if (definition == cursor) {
     // The definition is inline (first use in the chunk): skip its header and body.
     if (end - cursor < 24 || end - cursor - 24 < body_size) {
@@ -568,7 +562,7 @@ BinXmlReader::template_instance(std::size_t pos, std::size_t end, XmlElement& pa
   if (end - cursor < 4) {
     return fail(cursor, "truncated substitution count");
   }
-  const auto count = static_cast<std::uint32_t>(le(m_chunk, cursor, 4));
+  const auto count = static_cast<std::uint32_t>(m_bytes.uint(cursor, 4));
   cursor += 4;
   if (count > k_max_substitutions || end - cursor < std::size_t{count} * 4) {
     return fail(cursor, "bad substitution count " + std::to_string(count));
@@ -576,7 +570,7 @@ BinXmlReader::template_instance(std::size_t pos, std::size_t end, XmlElement& pa
   std::vector<Value> values(count);
   std::size_t data = cursor + std::size_t{count} * 4;
   for (std::size_t i = 0; i < count; ++i) {
-    values[i].size = le(m_chunk, cursor + 4 * i, 2);
+    values[i].size = m_bytes.uint(cursor + 4 * i, 2);
     values[i].type = static_cast<std::uint8_t>(m_chunk[cursor + 4 * i + 2]);
     values[i].offset = data;
     if (end - data < values[i].size) {
@@ -606,7 +600,7 @@ Expected<std::size_t> BinXmlReader::substitute(std::size_t pos,
   if (end - pos < 4) {
     return fail(pos, "truncated substitution");
   }
-  const std::size_t index = le(m_chunk, pos + 1, 2);
+  const std::size_t index = m_bytes.uint(pos + 1, 2);
   pos += 4;
   if (ctx.values == nullptr || index >= ctx.values->size()) {
     return pos;

@@ -8,6 +8,7 @@
 // their offset in the 64 KiB chunk, so every offset here is chunk-relative.
 #pragma once
 
+#include <doctor/formats/byte_reader.hpp>
 #include <doctor/formats/event_xml.hpp>
 #include <doctor/util/error.hpp>
 
@@ -24,7 +25,8 @@ namespace doctor::formats::evtx_detail {
 class BinXmlReader {
 public:
   explicit BinXmlReader(std::string_view chunk)
-      : m_chunk(chunk) {}
+      : m_chunk(chunk)
+      , m_bytes(chunk) {}
 
   // Expands the Binary XML in [offset, offset + size) of the chunk into the children of a
   // synthetic root. Returns an error naming the chunk offset for a bad token, an offset outside
@@ -64,6 +66,7 @@ private:
   tl::unexpected<Error> fail(std::size_t pos, const std::string& what) const;
 
   std::string_view m_chunk;
+  ByteReader m_bytes; // bounded little-endian reads of m_chunk
   std::unordered_map<std::uint32_t, std::string> m_names;
   std::size_t m_tokens = 0;
 };

@@ -24,7 +24,7 @@
 //   the torch wheel's cubins). The architecture suffix is not in `arch`: nvcc 13.0 sets 0x100000
 //   for an arch-specific target (sm_90a, compute_100a) and 0x200000 for a family-specific one
 //   (sm_100f, compute_100f), as cuobjdump's names for the same entries show.
-#include <doctor/formats/byte_view.hpp>
+#include <doctor/formats/byte_reader.hpp>
 #include <doctor/formats/elf.hpp>
 #include <doctor/formats/fatbin.hpp>
 #include <doctor/formats/pe.hpp>
@@ -83,7 +83,7 @@ private:
 };
 
 // Walks the containers and entries of a section, reading each header once into a small buffer.
-// Every field is read through a ByteView over that buffer, so a short read (a truncated file)
+// Every field is read through a ByteReader over that buffer, so a short read (a truncated file)
 // only gives zeros, never an out-of-bounds access.
 class FatbinReader {
 public:
@@ -133,7 +133,7 @@ private:
   // Reads the container at `at`; returns where the next one may start, or nothing to stop.
   std::optional<std::uint64_t> read_container(std::uint64_t at) {
     const std::uint64_t index = m_info.containers;
-    const detail::ByteView header(m_source.read(at, k_container_header), false);
+    const ByteReader header(m_source.read(at, k_container_header));
     if (header.size() < k_container_header) {
       problem(
           "container {} at offset {} has a {}-byte header, past the end of the {}-byte "
@@ -199,7 +199,7 @@ private:
                 end - at);
         return false;
       }
-      const detail::ByteView header(m_source.read(at, k_entry_header), false);
+      const ByteReader header(m_source.read(at, k_entry_header));
       const std::uint64_t header_size = header.uint(4, 4);
       const std::uint64_t payload_size = header.uint(8, 8);
       if (header_size < k_entry_header) {
@@ -228,8 +228,7 @@ private:
   }
 
   // The entry whose header at section offset `at` is `header`.
-  static FatbinEntry
-  entry_at(const detail::ByteView& header, std::uint64_t at, std::uint64_t container) {
+  static FatbinEntry entry_at(const ByteReader& header, std::uint64_t at, std::uint64_t container) {
     FatbinEntry e;
     e.kind_code = static_cast<unsigned>(header.uint(0, 2));
     e.kind = e.kind_code == k_kind_ptx   ? FatbinKind::ptx

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/formats/byte_view.hpp>
+#include <doctor/formats/byte_reader.hpp>
+#include <doctor/formats/dump_strings.hpp>
 #include <doctor/formats/kernel_dump.hpp>
+#include <doctor/formats/pe.hpp>
 #include <doctor/util/strings.hpp>
 #include <doctor/util/time.hpp>
 
@@ -10,12 +12,9 @@
 namespace doctor::formats {
 namespace {
 
-using formats::detail::ByteView;
-
 // Unused header bytes are pre-filled with "PAGE"; a field holding the fill is not set.
 constexpr std::uint32_t k_fill32 = 0x45474150;
 constexpr std::uint64_t k_fill64 = 0x4547415045474150;
-constexpr std::uint64_t k_filetime_unix_epoch = 116444736000000000; // 1970 in 100 ns since 1601
 constexpr std::uint32_t k_dump_type_triage = 4;
 constexpr std::uint64_t k_triage = 0x2000; // TRIAGE_DUMP64, right after the 64-bit header
 constexpr std::size_t k_max_drivers = 4096;
@@ -41,16 +40,6 @@ struct Layout {
 constexpr Layout k_layout64{0x2000, 0x30, 0x34, 0x38, 0x40, 8, 0x348, 0xF98, 0xFA8, 0x1030};
 constexpr Layout k_layout32{0x1000, 0x20, 0x24, 0x28, 0x2C, 4, 0x320, 0xF88, 0xFC0, 0xFB8};
 
-// UTF-16LE to printable UTF-8; lone surrogates become U+FFFD, control characters "?".
-std::string printable_utf16(std::string_view bytes) {
-  return util::sanitize(util::utf16le_to_utf8(bytes), 600);
-}
-
-std::string base_name(std::string_view path) {
-  const auto slash = path.find_last_of("\\/");
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
 bool is_kernel_name(std::string_view name) {
   const std::string n = util::to_lower(name);
   return n == "ntoskrnl.exe" || n == "ntkrnlmp.exe" || n == "ntkrnlpa.exe" || n == "ntkrpamp.exe"
@@ -59,7 +48,7 @@ bool is_kernel_name(std::string_view name) {
 
 // The string pool [begin, end) of a triage dump: DUMP_STRING records (u32 length in WCHARs,
 // UTF-16LE text, NUL). Returns nullopt when the record does not lie inside the pool.
-std::optional<std::string> pool_string(const ByteView& v,
+std::optional<std::string> pool_string(const ByteReader& v,
                                        std::string_view bytes,
                                        std::uint64_t at,
                                        std::uint64_t begin,
@@ -71,7 +60,7 @@ std::optional<std::string> pool_string(const ByteView& v,
   if (wchars > k_max_name_wchars || 2ULL * wchars > end - at - 4 || !v.has(at + 4, 2ULL * wchars)) {
     return std::nullopt;
   }
-  return printable_utf16(bytes.substr(at + 4, 2ULL * wchars));
+  return detail::printable_utf16(bytes.substr(at + 4, 2ULL * wchars));
 }
 
 // Entry stride: the string pool normally follows the driver list directly, which gives the
@@ -86,7 +75,7 @@ std::uint64_t driver_stride(std::uint64_t list, std::uint64_t count, std::uint64
   return k_entry_bytes;
 }
 
-void read_drivers(const ByteView& v, std::string_view bytes, KernelDump& dump) {
+void read_drivers(const ByteReader& v, std::string_view bytes, KernelDump& dump) {
   const std::uint64_t list = v.uint(k_triage + 0x30, 4);
   std::uint64_t count = v.uint(k_triage + 0x34, 4);
   const std::uint64_t pool = v.uint(k_triage + 0x38, 4);
@@ -112,7 +101,7 @@ void read_drivers(const ByteView& v, std::string_view bytes, KernelDump& dump) {
     DumpModule m;
     if (auto path = pool_string(v, bytes, v.uint(entry, 4), pool, pool_end)) {
       m.path = std::move(*path);
-      m.name = base_name(m.path);
+      m.name = detail::dump_file_name(m.path);
     } else {
       ++unnamed;
     }
@@ -144,7 +133,7 @@ void read_drivers(const ByteView& v, std::string_view bytes, KernelDump& dump) {
 
 // Stack scan: every aligned u64 of the saved stack that falls inside a module other than the
 // kernel and hal.dll is a candidate return address; modules are kept in first-seen order.
-void scan_stack(const ByteView& v, KernelDump& dump) {
+void scan_stack(const ByteReader& v, KernelDump& dump) {
   const std::uint64_t at = v.uint(k_triage + 0x28, 4);
   std::uint64_t size = v.uint(k_triage + 0x2C, 4);
   if (size == 0 || at == 0 || at == k_fill32 || size == k_fill32 || dump.modules.empty()) {
@@ -173,7 +162,7 @@ void scan_stack(const ByteView& v, KernelDump& dump) {
   }
 }
 
-void read_triage(const ByteView& v, std::string_view bytes, KernelDump& dump) {
+void read_triage(const ByteReader& v, std::string_view bytes, KernelDump& dump) {
   if (dump.bits != 64) {
     dump.warnings.emplace_back(
         "32-bit triage body not read (its driver list layout is unverified)");
@@ -213,7 +202,7 @@ Expected<KernelDump> parse_kernel_dump(std::string_view bytes) {
                       "truncated kernel dump: " + std::to_string(bytes.size())
                           + " bytes, the header needs " + std::to_string(l.header_size));
   }
-  const ByteView v(bytes, false);
+  const ByteReader v(bytes);
   dump.major_version = static_cast<std::uint32_t>(v.uint(0x08, 4));
   dump.os_build = static_cast<std::uint32_t>(v.uint(0x0C, 4));
   dump.machine = static_cast<std::uint32_t>(v.uint(l.machine, 4));
@@ -224,8 +213,9 @@ Expected<KernelDump> parse_kernel_dump(std::string_view bytes) {
   }
   dump.dump_type = static_cast<std::uint32_t>(v.uint(l.dump_type, 4));
   const std::uint64_t filetime = v.uint(l.system_time, 8);
-  if (filetime != k_fill64 && filetime > k_filetime_unix_epoch) {
-    dump.crash_time_utc_usec = static_cast<std::int64_t>((filetime - k_filetime_unix_epoch) / 10);
+  if (filetime != k_fill64 && filetime > util::k_filetime_unix_epoch) {
+    dump.crash_time_utc_usec =
+        static_cast<std::int64_t>((filetime - util::k_filetime_unix_epoch) / 10);
   }
   const std::uint64_t uptime = v.uint(l.uptime, 8);
   if (uptime != k_fill64 && uptime < (1ULL << 62U)) {
@@ -289,16 +279,7 @@ std::string dump_type_name(std::uint32_t dump_type) {
 }
 
 std::string machine_name(std::uint32_t machine) {
-  switch (machine) {
-  case 0x8664:
-    return "x64";
-  case 0xAA64:
-    return "arm64";
-  case 0x14C:
-    return "x86";
-  default:
-    return "machine " + util::hex(machine);
-  }
+  return pe_machine_name(machine);
 }
 
 Blame blame(const KernelDump& dump, std::optional<unsigned> address_param) {

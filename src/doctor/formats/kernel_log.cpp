@@ -54,13 +54,9 @@ std::string_view trim_right(std::string_view s) {
   return s;
 }
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
 std::size_t digits_at(std::string_view s, std::size_t pos) {
   std::size_t n = 0;
-  while (pos + n < s.size() && is_digit(s[pos + n])) {
+  while (pos + n < s.size() && util::is_digit(s[pos + n])) {
     ++n;
   }
   return n;
@@ -92,16 +88,23 @@ struct CivilTime {
   int offset_minutes = 0; // east of UTC
 };
 
+// Microseconds since 1970 of `t` in UTC; nullopt before 1970, after 9999 or for a field out of
+// range.
 std::optional<std::int64_t> utc_usec(const CivilTime& t) {
-  if (t.year < 1970 || t.year > 9999 || t.month < 1 || t.month > 12 || t.day < 1 || t.day > 31
-      || t.hour > 23 || t.minute > 59 || t.second > 60) {
+  if (t.year < 1970) {
     return std::nullopt;
   }
-  const std::int64_t days =
-      util::days_from_civil(t.year, static_cast<unsigned>(t.month), static_cast<unsigned>(t.day));
-  const std::int64_t secs = days * 86400 + std::int64_t{t.hour} * 3600 + std::int64_t{t.minute} * 60
-                            + t.second - std::int64_t{t.offset_minutes} * 60;
-  return secs * k_usec_per_sec + t.usec;
+  const auto local = util::utc_usec(t.year,
+                                    static_cast<unsigned>(t.month),
+                                    static_cast<unsigned>(t.day),
+                                    static_cast<unsigned>(t.hour),
+                                    static_cast<unsigned>(t.minute),
+                                    static_cast<unsigned>(t.second),
+                                    static_cast<std::uint32_t>(t.usec));
+  if (!local) {
+    return std::nullopt;
+  }
+  return *local - std::int64_t{t.offset_minutes} * 60 * k_usec_per_sec;
 }
 
 // Up to 9 fraction digits as microseconds ("283575" → 283575, "5" → 500000).
@@ -336,7 +339,7 @@ bool take_kmsg(std::string_view& s, Parsed& out) {
   // The usec field as written.
   const std::size_t usec_end = pos - 1;
   std::size_t usec_begin = usec_end;
-  while (usec_begin > 0 && is_digit(s[usec_begin - 1])) {
+  while (usec_begin > 0 && util::is_digit(s[usec_begin - 1])) {
     --usec_begin;
   }
   out.when.label = std::string(s.substr(usec_begin, usec_end - usec_begin));

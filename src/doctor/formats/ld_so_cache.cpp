@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/formats/byte_reader.hpp>
 #include <doctor/formats/ld_so_cache.hpp>
 
 #include <fmt/format.h>
@@ -17,55 +18,18 @@ constexpr std::size_t k_old_entry = 12;                          // flags, key, 
 constexpr std::size_t k_new_header = 48;
 constexpr std::size_t k_new_entry = 24; // flags, key, value, osver, hwcap
 constexpr std::uint8_t k_flags_big_endian = 3;
-constexpr std::uint32_t k_max_entries = 1U << 20;
+constexpr std::uint32_t k_max_records = 1U << 20;
 constexpr std::size_t k_max_string = 4096;
 
-class Reader {
-public:
-  Reader(std::string_view data, bool big_endian)
-      : m_data(data)
-      , m_big(big_endian) {}
-
-  bool u32(std::size_t offset, std::uint32_t& out) const {
-    if (offset > m_data.size() || m_data.size() - offset < 4) {
-      return false;
-    }
-    const auto* p = reinterpret_cast<const unsigned char*>(m_data.data() + offset);
-    out = m_big ? (std::uint32_t{p[0]} << 24U) | (std::uint32_t{p[1]} << 16U)
-                      | (std::uint32_t{p[2]} << 8U) | p[3]
-                : (std::uint32_t{p[3]} << 24U) | (std::uint32_t{p[2]} << 16U)
-                      | (std::uint32_t{p[1]} << 8U) | p[0];
-    return true;
+// A NUL-terminated string at `offset`, bounded by the file and k_max_string.
+bool cache_string(const ByteReader& r, std::uint64_t offset, std::string& out) {
+  const auto s = r.c_string(offset, k_max_string);
+  if (!s) {
+    return false;
   }
-
-  bool u64(std::size_t offset, std::uint64_t& out) const {
-    std::uint32_t a = 0;
-    std::uint32_t b = 0;
-    if (!u32(offset, a) || !u32(offset + 4, b)) {
-      return false;
-    }
-    out = m_big ? (std::uint64_t{a} << 32U) | b : (std::uint64_t{b} << 32U) | a;
-    return true;
-  }
-
-  // A NUL-terminated string at `offset`, bounded by the file and k_max_string.
-  bool str(std::size_t offset, std::string& out) const {
-    if (offset >= m_data.size()) {
-      return false;
-    }
-    const std::string_view rest = m_data.substr(offset, k_max_string);
-    const auto nul = rest.find('\0');
-    if (nul == std::string_view::npos) {
-      return false;
-    }
-    out.assign(rest.substr(0, nul));
-    return true;
-  }
-
-private:
-  std::string_view m_data;
-  bool m_big;
-};
+  out.assign(*s);
+  return true;
+}
 
 Expected<std::vector<LdCacheRecord>> parse_new(std::string_view data, std::size_t base) {
   const std::string_view part = data.substr(base);
@@ -73,10 +37,10 @@ Expected<std::vector<LdCacheRecord>> parse_new(std::string_view data, std::size_
     return make_error(ErrorCode::parse, "ld.so.cache: truncated header");
   }
   const bool big = static_cast<std::uint8_t>(part[28]) == k_flags_big_endian;
-  const Reader r(part, big);
+  const ByteReader r(part, big ? ByteOrder::big : ByteOrder::little);
   std::uint32_t nlibs = 0;
-  r.u32(20, nlibs);
-  if (nlibs > k_max_entries || k_new_header + std::size_t{nlibs} * k_new_entry > part.size()) {
+  r.read(20, nlibs);
+  if (nlibs > k_max_records || k_new_header + std::size_t{nlibs} * k_new_entry > part.size()) {
     return make_error(
         ErrorCode::parse,
         fmt::format("ld.so.cache: {} entries do not fit in {} bytes", nlibs, part.size()));
@@ -89,12 +53,12 @@ Expected<std::vector<LdCacheRecord>> parse_new(std::string_view data, std::size_
     std::uint32_t key = 0;
     std::uint32_t value = 0;
     LdCacheRecord rec;
-    r.u32(at, flags);
-    r.u32(at + 4, key);
-    r.u32(at + 8, value);
-    r.u64(at + 16, rec.hwcap);
+    r.read(at, flags);
+    r.read(at + 4, key);
+    r.read(at + 8, value);
+    r.read(at + 16, rec.hwcap);
     // In the new format string offsets count from the start of the new header.
-    if (!r.str(key, rec.name) || !r.str(value, rec.path)) {
+    if (!cache_string(r, key, rec.name) || !cache_string(r, value, rec.path)) {
       return make_error(ErrorCode::parse,
                         fmt::format("ld.so.cache: entry {} points outside the file", i));
     }
@@ -106,7 +70,7 @@ Expected<std::vector<LdCacheRecord>> parse_new(std::string_view data, std::size_
 }
 
 Expected<std::vector<LdCacheRecord>> parse_old(std::string_view data, std::uint32_t nlibs) {
-  const Reader r(data, false);
+  const ByteReader r(data);
   const std::size_t strings = k_old_header + std::size_t{nlibs} * k_old_entry;
   std::vector<LdCacheRecord> out;
   out.reserve(nlibs);
@@ -115,12 +79,12 @@ Expected<std::vector<LdCacheRecord>> parse_old(std::string_view data, std::uint3
     std::uint32_t flags = 0;
     std::uint32_t key = 0;
     std::uint32_t value = 0;
-    r.u32(at, flags);
-    r.u32(at + 4, key);
-    r.u32(at + 8, value);
+    r.read(at, flags);
+    r.read(at + 4, key);
+    r.read(at + 8, value);
     LdCacheRecord rec;
     // In the old format string offsets count from the end of the entry table.
-    if (!r.str(strings + key, rec.name) || !r.str(strings + value, rec.path)) {
+    if (!cache_string(r, strings + key, rec.name) || !cache_string(r, strings + value, rec.path)) {
       return make_error(ErrorCode::parse,
                         fmt::format("ld.so.cache: entry {} points outside the file", i));
     }
@@ -181,9 +145,9 @@ Expected<std::vector<LdCacheRecord>> parse_ld_so_cache(std::string_view data) {
     return make_error(ErrorCode::parse, "ld.so.cache: truncated header");
   }
   std::uint32_t nlibs = 0;
-  Reader(data, false).u32(12, nlibs);
+  ByteReader(data).read(12, nlibs);
   const std::size_t table_end = k_old_header + std::size_t{nlibs} * k_old_entry;
-  if (nlibs > k_max_entries || table_end > data.size()) {
+  if (nlibs > k_max_records || table_end > data.size()) {
     return make_error(
         ErrorCode::parse,
         fmt::format("ld.so.cache: {} entries do not fit in {} bytes", nlibs, data.size()));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/formats/byte_view.hpp>
+#include <doctor/formats/byte_reader.hpp>
+#include <doctor/formats/dump_strings.hpp>
 #include <doctor/formats/minidump.hpp>
 #include <doctor/util/strings.hpp>
 
@@ -9,8 +10,6 @@
 
 namespace doctor::formats {
 namespace {
-
-using formats::detail::ByteView;
 
 constexpr std::uint32_t k_header_version = 0xA793; // MINIDUMP_VERSION, low 16 bits
 constexpr std::uint64_t k_max_streams = 4096;
@@ -31,19 +30,9 @@ struct Location {
   std::uint64_t rva = 0;
 };
 
-// UTF-16LE to printable UTF-8; lone surrogates become U+FFFD, control characters "?".
-std::string printable_utf16(std::string_view bytes) {
-  return util::sanitize(util::utf16le_to_utf8(bytes), 600);
-}
-
-std::string base_name(std::string_view path) {
-  const auto slash = path.find_last_of("\\/");
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
 // MINIDUMP_STRING: u32 length in bytes, then UTF-16LE text.
 std::optional<std::string>
-read_string(const ByteView& v, std::string_view bytes, std::uint64_t at) {
+read_string(const ByteReader& v, std::string_view bytes, std::uint64_t at) {
   if (at == 0 || !v.has(at, 4)) {
     return std::nullopt;
   }
@@ -53,11 +42,11 @@ read_string(const ByteView& v, std::string_view bytes, std::uint64_t at) {
   }
   // Real paths stay far below the cap; a hostile list of 4096 modules sharing one huge name must
   // not cost gigabytes of decoding.
-  return printable_utf16(bytes.substr(at + 4, std::min(len, k_decoded_name_bytes)));
+  return detail::printable_utf16(bytes.substr(at + 4, std::min(len, k_decoded_name_bytes)));
 }
 
 // VS_FIXEDFILEINFO: dwFileVersionMS/LS at +8/+12 as "a.b.c.d"; "" without the signature.
-std::string fixed_version(const ByteView& v, std::uint64_t at) {
+std::string fixed_version(const ByteReader& v, std::uint64_t at) {
   if (v.uint(at, 4) != k_fixed_file_info_signature) {
     return "";
   }
@@ -67,7 +56,7 @@ std::string fixed_version(const ByteView& v, std::uint64_t at) {
          + std::to_string(ls >> 16U) + "." + std::to_string(ls & 0xFFFFU);
 }
 
-void read_exception(const ByteView& v, Location loc, MiniDump& dump) {
+void read_exception(const ByteReader& v, Location loc, MiniDump& dump) {
   if (loc.size < 0x28) {
     dump.warnings.push_back("exception stream too small (" + std::to_string(loc.size) + " bytes)");
     return;
@@ -87,7 +76,7 @@ void read_exception(const ByteView& v, Location loc, MiniDump& dump) {
   }
 }
 
-void read_system_info(const ByteView& v, Location loc, MiniDump& dump) {
+void read_system_info(const ByteReader& v, Location loc, MiniDump& dump) {
   if (loc.size < 0x18) {
     dump.warnings.push_back("system info stream too small (" + std::to_string(loc.size)
                             + " bytes)");
@@ -100,7 +89,7 @@ void read_system_info(const ByteView& v, Location loc, MiniDump& dump) {
   dump.platform_id = static_cast<std::uint32_t>(v.uint(loc.rva + 0x14, 4));
 }
 
-void read_modules(const ByteView& v, std::string_view bytes, Location loc, MiniDump& dump) {
+void read_modules(const ByteReader& v, std::string_view bytes, Location loc, MiniDump& dump) {
   if (loc.size < 4) {
     dump.warnings.emplace_back("module list stream too small");
     return;
@@ -123,7 +112,7 @@ void read_modules(const ByteView& v, std::string_view bytes, Location loc, MiniD
     m.timestamp = static_cast<std::uint32_t>(v.uint(at + 0x10, 4));
     if (auto path = read_string(v, bytes, v.uint(at + 0x14, 4))) {
       m.path = std::move(*path);
-      m.name = base_name(m.path);
+      m.name = detail::dump_file_name(m.path);
     } else {
       ++unnamed;
     }
@@ -151,7 +140,7 @@ Expected<MiniDump> parse_minidump(std::string_view bytes) {
                       "truncated minidump: " + std::to_string(bytes.size())
                           + " bytes, the header needs 32");
   }
-  const ByteView v(bytes, false);
+  const ByteReader v(bytes);
   MiniDump dump;
   if ((v.uint(4, 4) & 0xFFFFU) != k_header_version) {
     dump.warnings.push_back("unexpected minidump version " + util::hex(v.uint(4, 4)));

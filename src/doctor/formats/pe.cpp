@@ -92,8 +92,6 @@ using detail::PeDataDirectory;
 using detail::PeHeaders;
 using detail::PeImage;
 using detail::PeSection;
-using detail::read_u16;
-using detail::read_u32;
 using detail::read_version_resource;
 using detail::unreadable;
 
@@ -120,44 +118,6 @@ constexpr std::size_t k_max_imports = 4096;
 constexpr std::size_t k_max_dll_name = 260;
 constexpr std::size_t k_max_section_name = 256;
 
-bool read_u64(std::string_view data, std::uint64_t at, std::uint64_t& out) {
-  std::uint32_t lo = 0;
-  std::uint32_t hi = 0;
-  if (!read_u32(data, at, lo) || !read_u32(data, at + 4, hi)) {
-    return false;
-  }
-  out = (std::uint64_t{hi} << 32U) | lo;
-  return true;
-}
-
-// A NUL-terminated byte string at `at`, at most `max` bytes before the NUL. False if it starts
-// outside `data` or has no NUL in reach.
-bool read_cstr(std::string_view data, std::uint64_t at, std::size_t max, std::string& out) {
-  if (at >= data.size()) {
-    return false;
-  }
-  const std::string_view rest = data.substr(at, max + 1);
-  const auto nul = rest.find('\0');
-  if (nul == std::string_view::npos) {
-    return false;
-  }
-  out.assign(rest.substr(0, nul));
-  return true;
-}
-
-std::string machine_name(unsigned machine) {
-  switch (machine) {
-  case 0x8664:
-    return "x64";
-  case 0x14c:
-    return "x86";
-  case 0xaa64:
-    return "arm64";
-  default:
-    return fmt::format("machine {:#x}", machine);
-  }
-}
-
 // Reads a DLL name at `rva`; records a problem and returns false when it cannot.
 bool read_dll_name(const PeImage& image,
                    std::uint32_t rva,
@@ -170,10 +130,12 @@ bool read_dll_name(const PeImage& image,
     problems.push_back(unreadable(what, rva, where));
     return false;
   }
-  if (!read_cstr(view, 0, k_max_dll_name, out)) {
+  const auto name = ByteReader(view).c_string(0, k_max_dll_name + 1);
+  if (!name) {
     problems.push_back(fmt::format("{} at rva {:#x} is unterminated", what, rva));
     return false;
   }
+  out.assign(*name);
   return true;
 }
 
@@ -210,8 +172,8 @@ void read_import_table(const PeImage& image,
     std::uint32_t attributes = 1;
     std::uint32_t name = 0;
     std::uint32_t thunks = 0;
-    if ((delay && !read_u32(table, at, attributes)) || !read_u32(table, at + (delay ? 4 : 12), name)
-        || !read_u32(table, at + (delay ? 12 : 16), thunks)) {
+    if ((delay && !read_le(table, at, attributes)) || !read_le(table, at + (delay ? 4 : 12), name)
+        || !read_le(table, at + (delay ? 12 : 16), thunks)) {
       info.problems.push_back(
           fmt::format("{} at rva {:#x} ends after {} entries without a "
                       "terminator (its section's data ends first)",
@@ -259,7 +221,7 @@ void read_certificates(std::string_view data, const PeDataDirectory& dir, PeInfo
     return;
   }
   std::uint32_t length = 0;
-  if (dir.size < k_win_certificate || !read_u32(data, dir.rva, length) || length < k_win_certificate
+  if (dir.size < k_win_certificate || !read_le(data, dir.rva, length) || length < k_win_certificate
       || length > dir.size) {
     info.problems.push_back(
         fmt::format("certificate table at offset {} ({} bytes) holds no valid WIN_CERTIFICATE",
@@ -288,22 +250,33 @@ std::string section_name(std::string_view data,
     }
     offset = offset * 10 + static_cast<std::uint64_t>(name[i] - '0');
   }
-  std::string long_name;
   const std::uint64_t strings = symbols + std::uint64_t{symbol_count} * k_symbol;
-  if (read_cstr(data, strings + offset, k_max_section_name, long_name)) {
-    return long_name;
+  if (const auto long_name = ByteReader(data).c_string(strings + offset, k_max_section_name + 1)) {
+    return std::string(*long_name);
   }
   return name;
 }
 
 } // namespace
 
+std::string pe_machine_name(std::uint32_t machine) {
+  switch (machine) {
+  case 0x8664:
+    return "x64";
+  case 0x14c:
+    return "x86";
+  case 0xaa64:
+    return "arm64";
+  default:
+    return fmt::format("machine {:#x}", machine);
+  }
+}
+
 bool is_pe(std::string_view data) {
   std::uint32_t lfanew = 0;
   std::uint32_t signature = 0;
-  return data.size() >= k_dos_header && data.starts_with("MZ")
-         && read_u32(data, k_lfanew_at, lfanew) && read_u32(data, lfanew, signature)
-         && signature == 0x00004550;
+  return data.size() >= k_dos_header && data.starts_with("MZ") && read_le(data, k_lfanew_at, lfanew)
+         && read_le(data, lfanew, signature) && signature == 0x00004550;
 }
 
 Expected<PeInfo> parse_pe(std::string_view data) {
@@ -311,9 +284,9 @@ Expected<PeInfo> parse_pe(std::string_view data) {
     return make_error(ErrorCode::parse, "not a pe file (no MZ header)");
   }
   std::uint32_t lfanew = 0;
-  read_u32(data, k_lfanew_at, lfanew);
+  read_le(data, k_lfanew_at, lfanew);
   std::uint32_t signature = 0;
-  if (!read_u32(data, lfanew, signature)) {
+  if (!read_le(data, lfanew, signature)) {
     return make_error(ErrorCode::parse,
                       fmt::format("pe header offset {} is past the end of the {}-byte file",
                                   lfanew,
@@ -333,17 +306,17 @@ Expected<PeInfo> parse_pe(std::string_view data) {
   std::uint16_t opt_size = 0;
   std::uint16_t characteristics = 0;
   std::uint16_t magic = 0;
-  if (!read_u16(data, coff, machine) || !read_u16(data, coff + 2, section_count)
-      || !read_u32(data, coff + 4, info.timestamp) || !read_u32(data, coff + 8, symbols)
-      || !read_u32(data, coff + 12, symbol_count) || !read_u16(data, coff + 16, opt_size)
-      || !read_u16(data, coff + 18, characteristics) || !read_u16(data, opt, magic)) {
+  if (!read_le(data, coff, machine) || !read_le(data, coff + 2, section_count)
+      || !read_le(data, coff + 4, info.timestamp) || !read_le(data, coff + 8, symbols)
+      || !read_le(data, coff + 12, symbol_count) || !read_le(data, coff + 16, opt_size)
+      || !read_le(data, coff + 18, characteristics) || !read_le(data, opt, magic)) {
     return make_error(ErrorCode::parse,
                       fmt::format("coff header at offset {} runs past the end of the {}-byte file",
                                   coff,
                                   data.size()));
   }
   info.machine = machine;
-  info.machine_name = machine_name(machine);
+  info.machine_name = pe_machine_name(machine);
   info.is_dll = (characteristics & k_file_dll) != 0;
   if (magic != k_magic_pe32 && magic != k_magic_pe32_plus) {
     return make_error(ErrorCode::parse, fmt::format("unknown optional header magic {:#x}", magic));
@@ -355,14 +328,14 @@ Expected<PeInfo> parse_pe(std::string_view data) {
   PeHeaders h;
   const std::uint64_t dirs_at = opt + (info.pe32_plus ? 112 : 96);
   std::uint32_t dir_count = 0;
-  bool ok =
-      read_u32(data, opt + 32, h.section_alignment) && read_u32(data, opt + 36, h.file_alignment)
-      && read_u32(data, opt + 60, h.size_of_headers) && read_u32(data, dirs_at - 4, dir_count);
+  bool ok = read_le(data, opt + 32, h.section_alignment)
+            && read_le(data, opt + 36, h.file_alignment)
+            && read_le(data, opt + 60, h.size_of_headers) && read_le(data, dirs_at - 4, dir_count);
   if (info.pe32_plus) {
-    ok = ok && read_u64(data, opt + 24, h.image_base);
+    ok = ok && read_le(data, opt + 24, h.image_base);
   } else {
     std::uint32_t base = 0;
-    ok = ok && read_u32(data, opt + 28, base);
+    ok = ok && read_le(data, opt + 28, base);
     h.image_base = base;
   }
   if (!ok) {
@@ -386,7 +359,7 @@ Expected<PeInfo> parse_pe(std::string_view data) {
   const std::uint64_t dir_read = std::min<std::uint64_t>({dir_count, k_data_directories, dirs_fit});
   for (std::size_t i = 0; i < dir_read; ++i) {
     auto& d = h.directories.at(i);
-    if (!read_u32(data, dirs_at + i * 8, d.rva) || !read_u32(data, dirs_at + i * 8 + 4, d.size)) {
+    if (!read_le(data, dirs_at + i * 8, d.rva) || !read_le(data, dirs_at + i * 8 + 4, d.size)) {
       info.problems.push_back(
           fmt::format("data directory {} lies past the end of the {}-byte file", i, data.size()));
       d = {};
@@ -416,10 +389,10 @@ Expected<PeInfo> parse_pe(std::string_view data) {
                       data.size()));
       break;
     }
-    read_u32(data, at + 8, s.virtual_size);
-    read_u32(data, at + 12, s.virtual_address);
-    read_u32(data, at + 16, s.raw_size);
-    read_u32(data, at + 20, s.raw_pointer);
+    read_le(data, at + 8, s.virtual_size);
+    read_le(data, at + 12, s.virtual_address);
+    read_le(data, at + 16, s.raw_size);
+    read_le(data, at + 20, s.raw_pointer);
     s.name = section_name(data, data.substr(at, 8), symbols, symbol_count);
     info.section_names.push_back(s.name);
     h.sections.push_back(std::move(s));

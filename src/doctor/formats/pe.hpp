@@ -63,4 +63,8 @@ bool is_pe(std::string_view data);
 // cut off).
 Expected<PeInfo> parse_pe(std::string_view data);
 
+// Returns "x64", "x86", "arm64" or "machine 0x…" for a COFF machine type (IMAGE_FILE_MACHINE_*,
+// which a kernel dump's MachineImageType holds too).
+std::string pe_machine_name(std::uint32_t machine);
+
 } // namespace doctor::formats

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Private to binfmt/pe*.cpp: the bounded little-endian readers and the RVA mapping shared by
-// pe.cpp (headers, sections, imports, certificates) and pe_resources.cpp (the version resource).
+// Private to formats/pe*.cpp: the RVA mapping shared by pe.cpp (headers, sections, imports,
+// certificates) and pe_resources.cpp (the version resource). Both read integers with read_le
+// (byte_reader.hpp), which fails instead of reading outside the bytes.
 #pragma once
 
+#include <doctor/formats/byte_reader.hpp>
 #include <doctor/formats/pe.hpp>
 
 #include <array>
@@ -15,27 +17,6 @@
 namespace doctor::formats::detail {
 
 inline constexpr std::size_t k_data_directories = 16;
-
-// Little-endian reads that fail instead of reading outside `data`. Offsets are 64-bit so that a
-// 32-bit field added to another never wraps.
-inline bool read_u16(std::string_view data, std::uint64_t at, std::uint16_t& out) {
-  if (at > data.size() || data.size() - at < 2) {
-    return false;
-  }
-  const auto* p = reinterpret_cast<const unsigned char*>(data.data() + at);
-  out = static_cast<std::uint16_t>(p[0] | (p[1] << 8U));
-  return true;
-}
-
-inline bool read_u32(std::string_view data, std::uint64_t at, std::uint32_t& out) {
-  if (at > data.size() || data.size() - at < 4) {
-    return false;
-  }
-  const auto* p = reinterpret_cast<const unsigned char*>(data.data() + at);
-  out = std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8U) | (std::uint32_t{p[2]} << 16U)
-        | (std::uint32_t{p[3]} << 24U);
-  return true;
-}
 
 // Rounds `value` up to a multiple of `alignment`; unchanged unless `alignment` is a power of two
 // above 1.

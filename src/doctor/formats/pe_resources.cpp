@@ -2,6 +2,7 @@
 // The resource directory walk to RT_VERSION and the VS_VERSIONINFO it holds.
 #include <doctor/formats/pe.hpp>
 #include <doctor/formats/pe_reader.hpp>
+#include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
 
@@ -27,40 +28,19 @@ constexpr std::size_t k_fixed_info_size = 52;
 // the work bounded.
 constexpr std::size_t k_max_resource_entries = 4096;
 
-// Appends code point `cp` to `out` as UTF-8.
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0U | (cp >> 6U));
-    out += static_cast<char>(0x80U | (cp & 0x3fU));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0U | (cp >> 12U));
-    out += static_cast<char>(0x80U | ((cp >> 6U) & 0x3fU));
-    out += static_cast<char>(0x80U | (cp & 0x3fU));
-  } else {
-    out += static_cast<char>(0xf0U | (cp >> 18U));
-    out += static_cast<char>(0x80U | ((cp >> 12U) & 0x3fU));
-    out += static_cast<char>(0x80U | ((cp >> 6U) & 0x3fU));
-    out += static_cast<char>(0x80U | (cp & 0x3fU));
-  }
-}
-
-// Decodes UTF-16LE code units to UTF-8; an unpaired surrogate becomes U+FFFD.
+// Decodes UTF-16LE code units to UTF-8; an unpaired surrogate becomes U+FFFD (in
+// util::append_utf8).
 std::string utf16_to_utf8(const std::vector<std::uint16_t>& units) {
-  constexpr std::uint32_t k_replacement = 0xfffd;
   std::string out;
   out.reserve(units.size());
   for (std::size_t i = 0; i < units.size(); ++i) {
     const std::uint32_t u = units[i];
     if (u >= 0xd800 && u < 0xdc00 && i + 1 < units.size() && units[i + 1] >= 0xdc00
         && units[i + 1] < 0xe000) {
-      append_utf8(out, 0x10000 + ((u - 0xd800) << 10U) + (units[i + 1] - 0xdc00U));
+      util::append_utf8(out, 0x10000 + ((u - 0xd800) << 10U) + (units[i + 1] - 0xdc00U));
       ++i;
-    } else if (u >= 0xd800 && u < 0xe000) {
-      append_utf8(out, k_replacement);
     } else {
-      append_utf8(out, u);
+      util::append_utf8(out, u);
     }
   }
   return out;
@@ -84,8 +64,8 @@ read_version_block(std::string_view buf, std::size_t at, std::size_t limit) {
   std::uint16_t length = 0;
   std::uint16_t type = 0;
   VersionBlock b;
-  if (at + k_block_header > limit || !read_u16(buf, at, length)
-      || !read_u16(buf, at + 2, b.value_length) || !read_u16(buf, at + 4, type)
+  if (at + k_block_header > limit || !read_le(buf, at, length)
+      || !read_le(buf, at + 2, b.value_length) || !read_le(buf, at + 4, type)
       || length < k_block_header) {
     return std::nullopt;
   }
@@ -95,7 +75,7 @@ read_version_block(std::string_view buf, std::size_t at, std::size_t limit) {
   std::size_t p = at + k_block_header;
   for (;; p += 2) {
     std::uint16_t unit = 0;
-    if (p + 2 > b.end || !read_u16(buf, p, unit)) {
+    if (p + 2 > b.end || !read_le(buf, p, unit)) {
       return std::nullopt; // an unterminated key
     }
     if (unit == 0) {
@@ -118,7 +98,7 @@ std::string version_string_value(std::string_view buf, const VersionBlock& b) {
   std::vector<std::uint16_t> units;
   for (std::size_t p = b.value; p + 2 <= b.end; p += 2) {
     std::uint16_t unit = 0;
-    if (!read_u16(buf, p, unit) || unit == 0) {
+    if (!read_le(buf, p, unit) || unit == 0) {
       break;
     }
     units.push_back(unit);
@@ -143,9 +123,9 @@ PeVersionInfo parse_version_info(std::string_view buf, std::vector<std::string>&
   if (root->value_length >= k_fixed_info_size) {
     std::uint32_t signature = 0;
     std::array<std::uint32_t, 4> numbers{};
-    bool ok = read_u32(buf, root->value, signature) && root->value + k_fixed_info_size <= root->end;
+    bool ok = read_le(buf, root->value, signature) && root->value + k_fixed_info_size <= root->end;
     for (std::size_t i = 0; ok && i < numbers.size(); ++i) {
-      ok = read_u32(buf, root->value + 8 + i * 4, numbers.at(i));
+      ok = read_le(buf, root->value + 8 + i * 4, numbers.at(i));
     }
     if (!ok) {
       problems.emplace_back("version resource: fixed file info runs past the block");
@@ -220,8 +200,8 @@ resource_entries(std::string_view rsrc, std::uint32_t offset, std::vector<std::s
   std::uint16_t named = 0;
   std::uint16_t ids = 0;
   std::vector<ResourceEntry> out;
-  if (!read_u16(rsrc, std::uint64_t{offset} + 12, named)
-      || !read_u16(rsrc, std::uint64_t{offset} + 14, ids)) {
+  if (!read_le(rsrc, std::uint64_t{offset} + 12, named)
+      || !read_le(rsrc, std::uint64_t{offset} + 14, ids)) {
     problems.push_back(
         fmt::format("resource directory at offset {:#x} lies past the resource "
                     "data",
@@ -241,7 +221,7 @@ resource_entries(std::string_view rsrc, std::uint32_t offset, std::vector<std::s
   for (std::size_t i = 0; i < count; ++i) {
     ResourceEntry e;
     const std::uint64_t at = std::uint64_t{offset} + k_directory + i * k_entry;
-    if (!read_u32(rsrc, at, e.id) || !read_u32(rsrc, at + 4, e.target)) {
+    if (!read_le(rsrc, at, e.id) || !read_le(rsrc, at + 4, e.target)) {
       problems.push_back(
           fmt::format("resource directory at offset {:#x}: {} entries run past "
                       "the resource data",
@@ -314,7 +294,7 @@ void read_version_resource(const PeImage& image, const PeDataDirectory& dir, PeI
   // IMAGE_RESOURCE_DATA_ENTRY: the data's RVA (not an offset) and its size.
   std::uint32_t data_rva = 0;
   std::uint32_t data_size = 0;
-  if (!read_u32(rsrc, offset, data_rva) || !read_u32(rsrc, std::uint64_t{offset} + 4, data_size)) {
+  if (!read_le(rsrc, offset, data_rva) || !read_le(rsrc, std::uint64_t{offset} + 4, data_size)) {
     info.problems.push_back(
         fmt::format("resource data entry at offset {:#x} lies past the resource data", offset));
     return;

@@ -12,16 +12,12 @@ namespace {
 
 constexpr std::size_t k_max_name_length = 255;
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
 bool all_digits(std::string_view s) {
   if (s.empty()) {
     return false;
   }
   for (char c : s) {
-    if (!is_digit(c)) {
+    if (!util::is_digit(c)) {
       return false;
     }
   }
@@ -244,7 +240,7 @@ std::optional<std::string> jax_plugin_cuda_major(std::string_view package_name) 
   }
   std::string_view rest = package_name.substr(k_prefix.size());
   std::size_t n = 0;
-  while (n < rest.size() && is_digit(rest[n])) {
+  while (n < rest.size() && util::is_digit(rest[n])) {
     ++n;
   }
   if (n == 0 || n > 3) {

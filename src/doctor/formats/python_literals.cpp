@@ -10,26 +10,22 @@ namespace doctor::formats {
 
 namespace {
 
-constexpr int k_max_depth = 32;
+constexpr int k_max_literal_depth = 32;
 constexpr std::size_t k_max_values = 100000;
 // A statement longer than this many tokens is no build-info assignment; its tokens are dropped
 // (and the statement skipped) so that junk input cannot make the token buffer grow without bound.
 constexpr std::size_t k_max_statement_tokens = 100000;
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-bool is_name_start(char c) {
+bool is_identifier_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-bool is_name_char(char c) {
-  return is_name_start(c) || is_digit(c);
+bool is_identifier_char(char c) {
+  return is_identifier_start(c) || util::is_digit(c);
 }
 
 // Python's escapes may name surrogates or values past U+10FFFF: shown as "?".
-void append_utf8(std::string& out, std::uint32_t cp) {
+void append_code_point(std::string& out, std::uint32_t cp) {
   if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
     out += '?';
   } else {
@@ -102,7 +98,7 @@ std::string decode_escapes(std::string_view body) {
         break;
       }
       i += n;
-      append_utf8(out, cp);
+      append_code_point(out, cp);
       break;
     }
     default:
@@ -114,7 +110,7 @@ std::string decode_escapes(std::string_view body) {
           ++i;
           ++n;
         }
-        append_utf8(out, cp);
+        append_code_point(out, cp);
       } else {
         out += '\\';
         out += e;
@@ -224,9 +220,9 @@ private:
   Token read_token() {
     const std::size_t start = m_pos;
     const char c = m_text[m_pos];
-    if (is_name_start(c)) {
+    if (is_identifier_start(c)) {
       std::size_t end = m_pos;
-      while (end < m_text.size() && is_name_char(m_text[end])) {
+      while (end < m_text.size() && is_identifier_char(m_text[end])) {
         ++end;
       }
       const std::string_view word = m_text.substr(start, end - start);
@@ -241,7 +237,8 @@ private:
     if (c == '\'' || c == '"') {
       return read_string(start, {});
     }
-    if (is_digit(c) || (c == '.' && m_pos + 1 < m_text.size() && is_digit(m_text[m_pos + 1]))) {
+    if (util::is_digit(c)
+        || (c == '.' && m_pos + 1 < m_text.size() && util::is_digit(m_text[m_pos + 1]))) {
       std::size_t end = m_pos;
       while (end < m_text.size()) {
         const char d = m_text[end];
@@ -249,7 +246,7 @@ private:
             (d == '+' || d == '-') && end > start
             && (m_text[end - 1] == 'e' || m_text[end - 1] == 'E')
             && !(m_text.substr(start, 2) == "0x" || m_text.substr(start, 2) == "0X");
-        if (!is_name_char(d) && d != '.' && !exponent_sign) {
+        if (!is_identifier_char(d) && d != '.' && !exponent_sign) {
           break;
         }
         ++end;
@@ -352,7 +349,8 @@ std::optional<std::string> key_text(const PyLiteral& v) {
 }
 
 // Recursive descent over the tokens [begin, end) of one statement. Every value counts against
-// k_max_values and every nesting level against k_max_depth, so the work is bounded by the input.
+// k_max_values and every nesting level against k_max_literal_depth, so the work is bounded by the
+// input.
 class LiteralParser {
 public:
   LiteralParser(const std::vector<Token>& tokens, std::size_t begin, std::size_t end)
@@ -377,7 +375,7 @@ private:
   bool at_name() const { return m_pos < m_end && m_tokens[m_pos].kind == TokenKind::name; }
 
   bool value(PyLiteral& out, int depth) {
-    if (depth > k_max_depth || ++m_values > k_max_values || m_pos >= m_end) {
+    if (depth > k_max_literal_depth || ++m_values > k_max_values || m_pos >= m_end) {
       return false;
     }
     const Token& t = m_tokens[m_pos];

@@ -10,10 +10,6 @@ namespace doctor::formats {
 
 namespace {
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
 // Returns the first whitespace-separated token of `s` that is a dotted version with 2+ parts.
 std::optional<std::string> first_version_token(std::string_view s) {
   std::size_t i = 0;
@@ -49,7 +45,7 @@ std::map<std::string, std::string> parse_os_release(std::string_view text) {
     const std::string_view key = line.substr(0, eq);
     bool valid_key = true;
     for (char c : key) {
-      if (!((c >= 'A' && c <= 'Z') || is_digit(c) || c == '_')) {
+      if (!((c >= 'A' && c <= 'Z') || util::is_digit(c) || c == '_')) {
         valid_key = false;
       }
     }
@@ -303,7 +299,7 @@ std::optional<DistInfoName> parse_dist_info_dir(std::string_view dir_name) {
   if (py != std::string_view::npos) {
     version = version.substr(0, py);
   }
-  if (version.empty() || !is_digit(version.front())) {
+  if (version.empty() || !util::is_digit(version.front())) {
     return std::nullopt;
   }
   return DistInfoName{normalize_package_name(stem.substr(0, dash)), std::string(version)};

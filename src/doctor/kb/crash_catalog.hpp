@@ -30,6 +30,17 @@ struct XidEntry {
   std::string meaning;                    // one or two sentences for the user
   std::vector<std::string> fixes;         // ordered next steps, commands in backticks
   std::string source;
+  // The findings.json row whose message and fixes an incident of this Xid takes: the row's own
+  // "finding" (79: log.gpu_fallen_off_bus), else its category's (xid.json "category_findings").
+  std::string finding;
+  unsigned nvlddmkm_event = 0; // the nvlddmkm System event id that is this Xid on Windows; 0 none
+};
+
+// The finding an Xid category stands for (xid.json "category_findings").
+struct XidCategoryFinding {
+  std::string category; // application, memory, …
+  std::string finding;  // log.gpu_app_fault
+  std::string source;
 };
 
 // One Windows stop code, as written in a dump header or a BugCheck event.
@@ -76,10 +87,18 @@ public:
   CrashCatalog(std::vector<XidEntry> xids,
                std::vector<BugCheckEntry> bugchecks,
                std::vector<ExceptionCodeEntry> exceptions,
-               std::vector<CrashModuleEntry> modules);
+               std::vector<CrashModuleEntry> modules,
+               std::vector<XidCategoryFinding> xid_categories = {});
 
   // Returns the row of Xid `code`, or nullptr.
   const XidEntry* xid(unsigned code) const;
+
+  // Returns the first Xid row whose finding is `finding` (log.gpu_fallen_off_bus: Xid 79), or
+  // nullptr.
+  const XidEntry* xid_with_finding(std::string_view finding) const;
+
+  // Returns the Xid row whose Windows form is nvlddmkm event `event_id` (13: Xid 13), or nullptr.
+  const XidEntry* xid_for_nvlddmkm_event(std::uint32_t event_id) const;
 
   // Returns the row of stop code `code`, or nullptr. An unknown code with the extended-parameter
   // flag (0x1000007E) is looked up masked (0x7E).
@@ -93,6 +112,7 @@ public:
   const CrashModuleEntry* module(std::string_view file_name) const;
 
   const std::vector<XidEntry>& xids() const { return m_xids; }
+  const std::vector<XidCategoryFinding>& xid_categories() const { return m_xid_categories; }
   const std::vector<BugCheckEntry>& bugchecks() const { return m_bugchecks; }
   const std::vector<ExceptionCodeEntry>& exceptions() const { return m_exceptions; }
   const std::vector<CrashModuleEntry>& modules() const { return m_modules; }
@@ -106,6 +126,7 @@ private:
   std::vector<BugCheckEntry> m_bugchecks;
   std::vector<ExceptionCodeEntry> m_exceptions;
   std::vector<CrashModuleEntry> m_modules;
+  std::vector<XidCategoryFinding> m_xid_categories;
 };
 
 // Parses xid.json (kind "xid") and bugchecks.json (kind "bugchecks"); an empty text stands for an
@@ -113,6 +134,8 @@ private:
 // categories, legacy causes or points_at values, an address_param above 4 or beyond the listed
 // params, more than 4 params, empty patterns and rows without "source" or "fixes" are errors
 // naming the file, the row and the field ("xid.json: xids[12] (13): missing field \"source\"").
+// So are a category that "category_findings" lists twice or not at all, and an nvlddmkm_event
+// two Xid rows claim. Whether the findings named exist is the knowledge base's check.
 Expected<CrashCatalog> parse_crash_catalog(std::string_view xid_json,
                                            std::string_view bugchecks_json,
                                            const std::string& xid_file = "xid.json",

@@ -1,51 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/embedded.hpp>
+#include <doctor/kb/json_rows.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace doctor::kb {
 
 namespace {
-
-using Json = nlohmann::json;
-
-// A validation failure inside one file; caught in load() and turned into an Error.
-struct Invalid {
-  std::string message;
-};
-
-const Json& field(const Json& row, const char* name, Json::value_t type, const std::string& where) {
-  if (!row.is_object() || !row.contains(name)) {
-    throw Invalid{fmt::format("{}: missing field \"{}\"", where, name)};
-  }
-  const Json& value = row.at(name);
-  if (value.type() != type) {
-    throw Invalid{fmt::format("{}: field \"{}\" has the wrong type", where, name)};
-  }
-  return value;
-}
-
-std::string string_field(const Json& row, const char* name, const std::string& where) {
-  std::string s = field(row, name, Json::value_t::string, where).get<std::string>();
-  if (s.empty()) {
-    throw Invalid{fmt::format("{}: field \"{}\" is empty", where, name)};
-  }
-  return s;
-}
-
-std::string optional_string(const Json& row, const char* name, const std::string& where) {
-  if (!row.contains(name)) {
-    return {};
-  }
-  return field(row, name, Json::value_t::string, where).get<std::string>();
-}
 
 void check_placeholders(std::string_view text,
                         const std::set<std::string>& declared,
@@ -61,122 +29,102 @@ void check_placeholders(std::string_view text,
   }
 }
 
-void check_header(const Json& doc, std::string_view kind, const std::string& file) {
-  if (!doc.is_object()) {
-    throw Invalid{fmt::format("{}: not a JSON object", file)};
-  }
-  if (string_field(doc, "spec", file) != k_spec) {
-    throw Invalid{fmt::format("{}: \"spec\" must be \"{}\"", file, k_spec)};
-  }
-  if (string_field(doc, "kind", file) != kind) {
-    throw Invalid{fmt::format("{}: \"kind\" must be \"{}\"", file, kind)};
-  }
-}
+constexpr std::pair<Family, std::string_view> k_families[] = {
+    {Family::versions, "versions"},
+    {Family::driver_conflicts, "driver_conflicts"},
+    {Family::damaged_files, "damaged_files"},
+    {Family::access_security, "access_security"},
+    {Family::resources, "resources"},
+    {Family::unstable_hardware, "unstable_hardware"},
+    {Family::colliding_environments, "colliding_environments"},
+    {Family::os_updates, "os_updates"},
+    {Family::crash_evidence, "crash_evidence"},
+    {Family::explain, "explain"},
+    {Family::internal, "internal"},
+};
 
 std::vector<FindingTemplate> parse_findings(const Json& doc, const std::string& file) {
-  check_header(doc, "findings", file);
+  const JsonRow top = file_header(doc, "findings", file);
   std::vector<FindingTemplate> out;
   std::set<std::string> seen;
-  const Json& rows = field(doc, "findings", Json::value_t::array, file);
+  const JsonRows rows = top.rows("findings");
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Json& row = rows[i];
-    std::string where = fmt::format("{}: findings[{}]", file, i);
+    JsonRow row = rows[i];
     FindingTemplate t;
-    t.id = string_field(row, "id", where);
-    where += " (" + t.id + ")";
+    t.id = row.text("id");
+    row.name(t.id);
     if (!seen.insert(t.id).second) {
-      throw Invalid{fmt::format("{}: duplicate id", where)};
+      row.fail("duplicate id");
     }
-    t.title = string_field(row, "title", where);
-    const auto sev = parse_severity(string_field(row, "severity", where));
+    t.title = row.text("title");
+    const auto sev = parse_severity(row.text("severity"));
     if (!sev) {
-      throw Invalid{fmt::format("{}: severity must be info, warning, error or critical", where)};
+      row.fail("severity must be info, warning, error or critical");
     }
     t.severity = *sev;
-    const std::string cls = string_field(row, "cause_class", where);
+    const std::string cls = row.text("cause_class");
     const auto cause = parse_cause_class(cls);
     if (!cause) {
-      throw Invalid{fmt::format("{}: unknown cause class \"{}\"", where, cls)};
+      row.fail(fmt::format("unknown cause class \"{}\"", cls));
     }
     t.cause_class = *cause;
-    std::set<std::string> declared;
-    if (row.contains("params")) {
-      for (const Json& p : field(row, "params", Json::value_t::array, where)) {
-        if (!p.is_string() || p.get<std::string>().empty()) {
-          throw Invalid{fmt::format("{}: \"params\" must be non-empty strings", where)};
-        }
-        t.params.push_back(p.get<std::string>());
-        declared.insert(t.params.back());
+    const std::string family = row.text("family");
+    const auto parsed_family = parse_family(family);
+    if (!parsed_family) {
+      std::vector<std::string_view> names;
+      for (const auto& f : k_families) {
+        names.push_back(f.second);
       }
+      row.fail(fmt::format(
+          "field \"family\": unknown family \"{}\" (one of {})", family, fmt::join(names, ", ")));
     }
-    t.message = string_field(row, "message", where);
-    check_placeholders(t.message, declared, where + " message");
-    const Json& fixes = field(row, "fixes", Json::value_t::array, where);
+    t.family = *parsed_family;
+    t.check = row.optional_text("check");
+    t.params = row.optional_texts("params");
+    const std::set<std::string> declared(t.params.begin(), t.params.end());
+    t.message = row.text("message");
+    check_placeholders(t.message, declared, row.where() + " message");
+    const JsonRows fixes = row.items("fixes");
     if (fixes.empty()) {
-      throw Invalid{fmt::format("{}: needs at least one fix", where)};
+      row.fail("needs at least one fix");
     }
     for (std::size_t k = 0; k < fixes.size(); ++k) {
-      const std::string fwhere = fmt::format("{} fixes[{}]", where, k);
+      const JsonRow fix = fixes[k];
       FixTemplate f;
-      f.text = string_field(fixes[k], "text", fwhere);
-      f.command = optional_string(fixes[k], "command", fwhere);
-      f.when = optional_string(fixes[k], "when", fwhere);
-      check_placeholders(f.text, declared, fwhere);
-      check_placeholders(f.command, declared, fwhere);
+      f.text = fix.text("text");
+      f.command = fix.optional_text("command");
+      f.when = fix.optional_text("when");
+      check_placeholders(f.text, declared, fix.where());
+      check_placeholders(f.command, declared, fix.where());
       t.fixes.push_back(std::move(f));
     }
-    t.source = string_field(row, "source", where);
+    t.source = row.text("source");
     out.push_back(std::move(t));
   }
   return out;
 }
 
 std::vector<CudnnLibrarySet> parse_library_sets(const Json& doc, const std::string& file) {
-  check_header(doc, "library_sets", file);
+  const JsonRow top = file_header(doc, "library_sets", file);
   std::vector<CudnnLibrarySet> out;
-  const Json& rows = field(doc, "cudnn", Json::value_t::array, file);
+  const JsonRows rows = top.rows("cudnn");
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Json& row = rows[i];
-    const std::string where = fmt::format("{}: cudnn[{}]", file, i);
+    const JsonRow row = rows[i];
     CudnnLibrarySet s;
-    const Json& major = field(row, "major", Json::value_t::number_unsigned, where);
-    s.major = major.get<unsigned>();
-    s.os = string_field(row, "os", where);
+    s.major = static_cast<unsigned>(row.number("major", std::numeric_limits<unsigned>::max()));
+    s.os = row.text("os");
     if (s.os != "linux" && s.os != "windows") {
-      throw Invalid{fmt::format("{}: os must be linux or windows", where)};
+      row.fail("os must be linux or windows");
     }
-    s.variant = string_field(row, "variant", where);
-    for (const Json& m : field(row, "members", Json::value_t::array, where)) {
-      if (!m.is_string() || m.get<std::string>().empty()) {
-        throw Invalid{fmt::format("{}: members must be non-empty strings", where)};
-      }
-      s.members.push_back(m.get<std::string>());
+    s.variant = row.text("variant");
+    s.members = row.texts("members");
+    const JsonRows optional = row.items("optional", false);
+    for (std::size_t k = 0; k < optional.size(); ++k) {
+      const JsonRow o = optional[k];
+      s.optional_members.emplace_back(o.text("member"), o.text("since"));
     }
-    if (s.members.empty()) {
-      throw Invalid{fmt::format("{}: members is empty", where)};
-    }
-    if (row.contains("optional")) {
-      for (const Json& o : field(row, "optional", Json::value_t::array, where)) {
-        s.optional_members.emplace_back(string_field(o, "member", where + " optional"),
-                                        string_field(o, "since", where + " optional"));
-      }
-    }
-    s.source = string_field(row, "source", where);
+    s.source = row.text("source");
     out.push_back(std::move(s));
-  }
-  return out;
-}
-
-std::vector<std::string> string_list(const Json& row, const char* name, const std::string& where) {
-  std::vector<std::string> out;
-  if (!row.contains(name)) {
-    return out;
-  }
-  for (const Json& v : field(row, name, Json::value_t::array, where)) {
-    if (!v.is_string() || v.get<std::string>().empty()) {
-      throw Invalid{fmt::format("{}: \"{}\" must be non-empty strings", where, name)};
-    }
-    out.push_back(v.get<std::string>());
   }
   return out;
 }
@@ -197,61 +145,73 @@ const std::set<std::string> k_windows_placeholders = {
     "cuda_major", "cuda_minor", "cudnn_major", "nvrtc_tag"};
 
 std::vector<WindowsLoadingRule> parse_windows_loading(const Json& doc, const std::string& file) {
-  check_header(doc, "windows_loading", file);
+  const JsonRow top = file_header(doc, "windows_loading", file);
   std::vector<WindowsLoadingRule> out;
   std::set<std::string> seen;
-  const Json& rows = field(doc, "rules", Json::value_t::array, file);
+  const JsonRows rows = top.rows("rules");
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Json& row = rows[i];
-    std::string where = fmt::format("{}: rules[{}]", file, i);
+    JsonRow row = rows[i];
     WindowsLoadingRule r;
-    r.id = string_field(row, "id", where);
-    where += " (" + r.id + ")";
+    r.id = row.text("id");
+    row.name(r.id);
     if (!seen.insert(r.id).second) {
-      throw Invalid{fmt::format("{}: duplicate id", where)};
+      row.fail("duplicate id");
     }
-    r.subject = string_field(row, "subject", where);
+    r.subject = row.text("subject");
     if (k_windows_subjects.count(r.subject) == 0) {
-      throw Invalid{fmt::format("{}: unknown subject \"{}\"", where, r.subject)};
+      row.fail(fmt::format("unknown subject \"{}\"", r.subject));
     }
-    r.versions = optional_string(row, "versions", where);
+    r.versions = row.optional_text("versions");
     if (!valid_version_range(r.versions)) {
-      throw Invalid{
-          fmt::format("{}: \"versions\" must be \"\", \"A\", \"A-B\", \">=A\" or "
-                      "\"<=B\"",
-                      where)};
+      row.fail(fmt::format("field \"versions\" must be \"A\", \"A-B\", \">=A\" or \"<=B\" (\"{}\")",
+                           r.versions));
     }
-    r.action = string_field(row, "action", where);
+    r.action = row.text("action");
     if (k_windows_actions.count(r.action) == 0) {
-      throw Invalid{fmt::format("{}: action must be documents, loads or imports", where)};
+      row.fail("action must be documents, loads or imports");
     }
-    r.caller = optional_string(row, "caller", where);
-    r.call = optional_string(row, "call", where);
-    if (row.contains("flags")) {
-      const auto flags =
-          field(row, "flags", Json::value_t::number_unsigned, where).get<std::uint64_t>();
-      if (flags > 0xFFFFFFFFU) {
-        throw Invalid{fmt::format("{}: \"flags\" does not fit in 32 bits", where)};
+    r.caller = row.optional_text("caller");
+    r.call = row.optional_text("call");
+    if (const auto flags = row.optional_number("flags")) {
+      if (*flags > 0xFFFFFFFFU) {
+        row.fail("\"flags\" does not fit in 32 bits");
       }
-      r.flags = static_cast<std::uint32_t>(flags);
+      r.flags = static_cast<std::uint32_t>(*flags);
     }
-    r.dlls = string_list(row, "dlls", where);
+    r.dlls = row.optional_texts("dlls");
     for (const std::string& d : r.dlls) {
-      check_placeholders(d, k_windows_placeholders, where + " dlls");
+      check_placeholders(d, k_windows_placeholders, row.where() + " dlls");
     }
-    r.dirs = string_list(row, "dirs", where);
+    r.dirs = row.optional_texts("dirs");
     if (r.action != "documents" && (r.dlls.empty() || r.caller.empty())) {
-      throw Invalid{
-          fmt::format("{}: a \"{}\" rule needs \"caller\" and \"dlls\"", where, r.action)};
+      row.fail(fmt::format("a \"{}\" rule needs \"caller\" and \"dlls\"", r.action));
     }
-    r.note = optional_string(row, "note", where);
-    r.source = string_field(row, "source", where);
+    r.note = row.optional_text("note");
+    r.source = row.text("source");
     out.push_back(std::move(r));
   }
   return out;
 }
 
 } // namespace
+
+std::string_view to_string(Family family) {
+  for (const auto& [f, name] : k_families) {
+    if (f == family) {
+      return name;
+    }
+  }
+  return "internal";
+}
+
+std::optional<Family> parse_family(std::string_view name) {
+  for (const auto& [f, n] : k_families) {
+    if (n == name) {
+      return f;
+    }
+  }
+  return std::nullopt;
+}
 
 bool valid_version_range(std::string_view range) {
   if (range.empty()) {
@@ -345,20 +305,11 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
   std::map<std::string, CrashFile> crash_files;
   try {
     for (const auto& [name, text] : files) {
-      Json doc;
-      try {
-        doc = Json::parse(text);
-      } catch (const Json::parse_error& e) {
-        throw Invalid{fmt::format("{}: not JSON ({})", name, e.what())};
-      }
-      if (!doc.is_object() || !doc.contains("kind") || !doc["kind"].is_string()) {
-        throw Invalid{fmt::format("{}: missing field \"kind\"", name)};
-      }
-      const std::string kind = doc["kind"].get<std::string>();
+      const Json doc = parse_json_file(text, name);
+      const std::string kind = file_kind(doc, name);
       KbFileInfo info{name, origins.count(name) != 0 ? origins.at(name) : "embedded", 0};
       if (kind == "manifest") {
-        check_header(doc, "manifest", name);
-        kb.m_version = string_field(doc, "version", name);
+        kb.m_version = file_header(doc, "manifest", name).text("version");
         have_manifest = true;
       } else if (kind == "findings") {
         kb.m_findings = parse_findings(doc, name);

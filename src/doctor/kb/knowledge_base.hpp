@@ -29,12 +29,37 @@ struct FixTemplate {
   std::string when;    // a tag the check must pass for this fix to apply; empty: always
 };
 
+// Where a finding belongs (findings.json "family"): one of the troubleshooting guide's eight
+// families of causes (docs/knowledge-base.md), the crash evidence of `crashes`, the error texts of
+// `explain`, or the doctor's own failures. The checks live in one file per family.
+enum class Family {
+  versions,
+  driver_conflicts,
+  damaged_files,
+  access_security,
+  resources,
+  unstable_hardware,
+  colliding_environments,
+  os_updates,
+  crash_evidence,
+  explain,
+  internal,
+};
+
+// The family's name in findings.json ("driver_conflicts").
+std::string_view to_string(Family family);
+
+// Returns the family named `name`, or nullopt if there is none.
+std::optional<Family> parse_family(std::string_view name);
+
 // The registry row of one finding id: the one place its texts, severity and fixes live.
 struct FindingTemplate {
   std::string id;
   std::string title;
   Severity severity = Severity::info;
   CauseClass cause_class = CauseClass::other;
+  Family family = Family::internal;
+  std::string check;               // the check that emits it (src/doctor/checks); empty: none does
   std::vector<std::string> params; // names the message and fixes may use
   std::string message;
   std::vector<FixTemplate> fixes;

@@ -49,6 +49,11 @@ void append_utf8(std::string& out, std::uint32_t cp);
 // Decodes UTF-16LE `bytes` (an odd last byte is ignored); unpaired surrogates become U+FFFD.
 std::string utf16le_to_utf8(std::string_view bytes);
 
+// True for the ASCII digits '0'..'9' (whatever the locale, unlike std::isdigit).
+inline bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
 // The value of the hexadecimal digit `c`, or -1.
 int hex_digit(char c);
 

@@ -4,6 +4,7 @@
 // sequence, a UTF-16 unit or surrogate pair, a GBK pair, an ANSI escape, a CR before LF, a partial
 // line) lives in the decoder between calls. Only encoding detection looks ahead, and only at a
 // fixed-size prefix held in m_sniff.
+#include <doctor/util/strings.hpp>
 #include <doctor/util/text_decode.hpp>
 
 #include <algorithm>
@@ -28,24 +29,6 @@ std::uint32_t gbk_lookup(unsigned char lead, unsigned char trail) {
     return 0;
   }
   return k_gbk_table[static_cast<std::size_t>(lead - 0x81) * k_gbk_trails + (trail - 0x40)];
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 std::size_t utf8_length(std::uint32_t cp) {

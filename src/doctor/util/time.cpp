@@ -7,38 +7,61 @@ namespace doctor::util {
 
 namespace {
 
-constexpr std::int64_t k_usec_per_day = std::int64_t{86400} * 1000000;
-// FILETIME ticks (100 ns) between 1601-01-01 and 1970-01-01.
-constexpr std::uint64_t k_filetime_epoch = 116444736000000000ULL;
+namespace chr = std::chrono;
 
-// Floor division for negative day counts.
+// The Gregorian calendar repeats every 400 years, which are 146097 days. std::chrono::year holds
+// -32767..32767 only, so a date is moved by whole cycles into the 400 years from 1970, converted
+// there, and moved back: every int64 day count and year stays exact.
+constexpr std::int64_t k_cycle_years = 400;
+constexpr std::int64_t k_cycle_days = 146097;
+constexpr std::int64_t k_base_year = 1970;
+
+static_assert(chr::sys_days(chr::year(2370) / 1 / 1) - chr::sys_days(chr::year(1970) / 1 / 1)
+              == chr::days(k_cycle_days));
+static_assert(k_filetime_unix_epoch == 116444736000000000ULL);
+
+using Usec = chr::duration<std::int64_t, std::micro>;
+
+// Floor division: rounds towards minus infinity.
 std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
 }
 
+constexpr std::int64_t k_usec_per_day = std::int64_t{86400} * 1000000;
+
+// The date and the time of day of `usec`.
+struct Split {
+  CivilDate date;
+  chr::hh_mm_ss<Usec> time{Usec(0)};
+};
+
+// Splits with a remainder that never overflows, so every int64 is a time.
+Split split_usec(std::int64_t usec) {
+  std::int64_t days = usec / k_usec_per_day;
+  std::int64_t rest = usec % k_usec_per_day;
+  if (rest < 0) {
+    rest += k_usec_per_day;
+    --days;
+  }
+  return Split{civil_from_days(days), chr::hh_mm_ss<Usec>(Usec(rest))};
+}
+
 } // namespace
 
-// Howard Hinnant's days_from_civil: eras of 400 years, March-based years.
 std::int64_t days_from_civil(std::int64_t year, unsigned month, unsigned day) {
-  const std::int64_t y = year - (month <= 2 ? 1 : 0);
-  const std::int64_t era = floor_div(y, 400);
-  const std::int64_t yoe = y - era * 400;
-  const std::int64_t mp = month > 2 ? month - 3 : month + 9;
-  const std::int64_t doy = (153 * mp + 2) / 5 + day - 1;
-  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
+  const std::int64_t cycles = floor_div(year - k_base_year, k_cycle_years);
+  const chr::year_month_day date{
+      chr::year(static_cast<int>(year - cycles * k_cycle_years)), chr::month(month), chr::day(day)};
+  // An invalid day (Feb 30, or 0) converts as the first of the month plus day - 1.
+  return chr::sys_days(date).time_since_epoch().count() + cycles * k_cycle_days;
 }
 
 CivilDate civil_from_days(std::int64_t days) {
-  const std::int64_t z = days + 719468;
-  const std::int64_t era = floor_div(z, 146097);
-  const std::int64_t doe = z - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  const auto d = static_cast<unsigned>(doy - (153 * mp + 2) / 5 + 1);
-  const auto m = static_cast<unsigned>(mp < 10 ? mp + 3 : mp - 9);
-  return CivilDate{yoe + era * 400 + (m <= 2 ? 1 : 0), m, d};
+  const std::int64_t cycles = floor_div(days, k_cycle_days);
+  const chr::year_month_day date{chr::sys_days(chr::days(days - cycles * k_cycle_days))};
+  return CivilDate{static_cast<int>(date.year()) + cycles * k_cycle_years,
+                   static_cast<unsigned>(date.month()),
+                   static_cast<unsigned>(date.day())};
 }
 
 std::optional<std::int64_t> utc_usec(std::int64_t year,
@@ -52,50 +75,45 @@ std::optional<std::int64_t> utc_usec(std::int64_t year,
       || minute > 59 || second > 60 || usec > 999999) {
     return std::nullopt;
   }
-  const std::int64_t days = days_from_civil(year, month, day);
-  return days * k_usec_per_day + ((std::int64_t{hour} * 60 + minute) * 60 + second) * 1000000
-         + usec;
+  const Usec since = chr::days(days_from_civil(year, month, day)) + chr::hours(hour)
+                     + chr::minutes(minute) + chr::seconds(second) + Usec(usec);
+  return since.count();
 }
 
 std::optional<std::int64_t> filetime_to_usec(std::uint64_t filetime) {
-  // Up to the year 30828, the largest FILETIME Windows formats.
   if (filetime == 0 || filetime > 0x7FFFFFFFFFFFFFFFULL) {
     return std::nullopt;
   }
-  const auto ticks = static_cast<std::int64_t>(filetime);
-  return (ticks - static_cast<std::int64_t>(k_filetime_epoch)) / 10;
+  const FiletimeTicks since_1970 =
+      FiletimeTicks(static_cast<std::int64_t>(filetime)) - FiletimeTicks(k_filetime_unix_epoch);
+  // duration_cast truncates towards zero: before 1970 the result rounds up.
+  return chr::duration_cast<Usec>(since_1970).count();
 }
 
 std::string iso_utc(std::int64_t usec) {
-  const std::int64_t days = floor_div(usec, k_usec_per_day);
-  const std::int64_t rest = usec - days * k_usec_per_day;
-  const CivilDate d = civil_from_days(days);
-  const std::int64_t secs = rest / 1000000;
-  const std::int64_t frac = rest % 1000000;
+  const Split s = split_usec(usec);
   std::string out = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-                                d.year,
-                                d.month,
-                                d.day,
-                                secs / 3600,
-                                secs / 60 % 60,
-                                secs % 60);
-  if (frac != 0) {
-    out += fmt::format(".{:06}", frac);
+                                s.date.year,
+                                s.date.month,
+                                s.date.day,
+                                s.time.hours().count(),
+                                s.time.minutes().count(),
+                                s.time.seconds().count());
+  if (s.time.subseconds().count() != 0) {
+    out += fmt::format(".{:06}", s.time.subseconds().count());
   }
   return out + "Z";
 }
 
 std::string readable_utc(std::int64_t usec) {
-  const std::int64_t days = floor_div(usec, k_usec_per_day);
-  const std::int64_t secs = (usec - days * k_usec_per_day) / 1000000;
-  const CivilDate d = civil_from_days(days);
+  const Split s = split_usec(usec);
   return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
-                     d.year,
-                     d.month,
-                     d.day,
-                     secs / 3600,
-                     secs / 60 % 60,
-                     secs % 60);
+                     s.date.year,
+                     s.date.month,
+                     s.date.day,
+                     s.time.hours().count(),
+                     s.time.minutes().count(),
+                     s.time.seconds().count());
 }
 
 std::string date_of(std::int64_t unix_seconds) {

@@ -119,6 +119,63 @@ Expected<void> add_directory(const std::string& dir, int depth, std::vector<std:
   return {};
 }
 
+// The host paths of the journal files `inner_paths` names inside `root`: every file resolved
+// inside the root first.
+Expected<std::vector<std::string>> journal_files(const platform::SysRoot& root,
+                                                 const std::vector<std::string>& inner_paths) {
+  std::vector<std::string> files;
+  const auto add_file = [&](const std::string& inner) -> Expected<void> {
+    auto real = root.resolve(inner);
+    if (!real) {
+      return make_error(real.error().code, fmt::format("journal: {}", real.error().message));
+    }
+    files.push_back(root.host_path(*real).string());
+    return {};
+  };
+  // Adds the journal files of directory `dir` and, `depth` levels down, of its subdirectories.
+  const auto add_dir = [&](const auto& self, const std::string& dir, int depth) -> Expected<void> {
+    auto entries = root.list_dir(dir);
+    if (!entries) {
+      return make_error(entries.error().code, fmt::format("journal: {}", entries.error().message));
+    }
+    for (const platform::DirEntry& e : *entries) {
+      if (files.size() >= k_max_journal_files) {
+        break;
+      }
+      const std::string inner = dir + "/" + e.name;
+      const bool is_dir = e.kind == platform::FileKind::directory
+                          || (e.kind == platform::FileKind::symlink && root.is_dir(inner));
+      if (is_dir && depth > 0) {
+        if (auto sub = self(self, inner, depth - 1); !sub) {
+          return sub;
+        }
+      } else if (!is_dir && is_journal_file(e.name)
+                 && (e.kind == platform::FileKind::regular || root.is_file(inner))) {
+        if (auto added = add_file(inner); !added) {
+          return added;
+        }
+      }
+    }
+    return {};
+  };
+  for (const std::string& p : inner_paths) {
+    if (!root.is_dir(p)) {
+      if (auto added = add_file(p); !added) {
+        return tl::unexpected(added.error());
+      }
+      continue;
+    }
+    const std::size_t before = files.size();
+    if (auto added = add_dir(add_dir, p, 1); !added) {
+      return tl::unexpected(added.error());
+    }
+    if (files.size() == before) {
+      return make_error(ErrorCode::not_found, fmt::format("journal: no journal files in {}", p));
+    }
+  }
+  return files;
+}
+
 Expected<std::vector<std::string>> journal_files(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
@@ -211,31 +268,17 @@ bool read_entry(const JournalApi& api, SdJournal* j, const std::string& source, 
   return true;
 }
 
-} // namespace
-
-Expected<JournalRead> read_journal(const std::vector<std::string>& paths, std::size_t max_lines) {
-  auto lib = platform::DynamicLibrary::open(std::string(k_library));
-  if (!lib) {
-    return make_error(ErrorCode::unsupported,
-                      fmt::format("cannot load {}: {}", k_library, lib.error().message));
-  }
-  auto api = bind_api(*lib);
-  if (!api) {
-    return tl::unexpected(api.error());
-  }
-  std::vector<std::string> files;
-  if (!paths.empty()) {
-    auto found = journal_files(paths);
-    if (!found) {
-      return tl::unexpected(found.error());
-    }
-    files = std::move(*found);
-  }
-
+// Reads the kernel messages of the journal files `files` (host paths; empty: the local system
+// journal), labelling the lines with `source`.
+Expected<JournalRead> read_files(const platform::DynamicLibrary& lib,
+                                 const JournalApi& api,
+                                 const std::vector<std::string>& files,
+                                 const std::string& source,
+                                 std::size_t max_lines) {
   SdJournal* raw = nullptr;
   int rc = 0;
   if (files.empty()) {
-    rc = api->open(&raw, k_sd_journal_local_only | k_sd_journal_system);
+    rc = api.open(&raw, k_sd_journal_local_only | k_sd_journal_system);
   } else {
     std::vector<const char*> argv;
     argv.reserve(files.size() + 1);
@@ -243,7 +286,7 @@ Expected<JournalRead> read_journal(const std::vector<std::string>& paths, std::s
       argv.push_back(f.c_str());
     }
     argv.push_back(nullptr);
-    rc = api->open_files(&raw, argv.data(), 0);
+    rc = api.open_files(&raw, argv.data(), 0);
   }
   if (rc < 0 || raw == nullptr) {
     return tl::unexpected(
@@ -251,28 +294,27 @@ Expected<JournalRead> read_journal(const std::vector<std::string>& paths, std::s
                       files.empty() ? "cannot open the system journal"
                                     : fmt::format("cannot open {}", util::join(files, ", "))));
   }
-  const auto closer = [close = api->close](SdJournal* j) { close(j); };
+  const auto closer = [close = api.close](SdJournal* j) { close(j); };
   const std::unique_ptr<SdJournal, decltype(closer)> journal(raw, closer);
-  if (api->set_data_threshold != nullptr) {
-    api->set_data_threshold(raw, k_max_journal_text + 16);
+  if (api.set_data_threshold != nullptr) {
+    api.set_data_threshold(raw, k_max_journal_text + 16);
   }
   constexpr std::string_view k_match = "_TRANSPORT=kernel";
-  if (rc = api->add_match(raw, k_match.data(), k_match.size()); rc < 0) {
+  if (rc = api.add_match(raw, k_match.data(), k_match.size()); rc < 0) {
     return tl::unexpected(journal_error(rc, "cannot filter the journal"));
   }
-  if (rc = api->seek_tail(raw); rc < 0) {
+  if (rc = api.seek_tail(raw); rc < 0) {
     return tl::unexpected(journal_error(rc, "cannot seek in the journal"));
   }
 
   // Walk backwards from the newest entry, so that only the kept lines are read.
   JournalRead out;
-  out.library = lib->path();
-  const std::string source = paths.empty() ? std::string("journal") : util::join(paths, ", ");
+  out.library = lib.path();
   const std::size_t limit = std::min(max_lines, k_hard_max_lines);
   // Entries without MESSAGE are skipped, but not without end.
   std::size_t skipped = 0;
   while (out.lines.size() < limit && skipped <= limit) {
-    rc = api->previous(raw);
+    rc = api.previous(raw);
     if (rc < 0) {
       return tl::unexpected(journal_error(rc, "cannot read the journal"));
     }
@@ -280,7 +322,7 @@ Expected<JournalRead> read_journal(const std::vector<std::string>& paths, std::s
       break;
     }
     JournalLine line;
-    if (read_entry(*api, raw, source, line)) {
+    if (read_entry(api, raw, source, line)) {
       out.lines.push_back(std::move(line));
     } else {
       ++skipped;
@@ -294,6 +336,56 @@ Expected<JournalRead> read_journal(const std::vector<std::string>& paths, std::s
     }
   }
   return out;
+}
+
+// Opens libsystemd and binds the functions used here.
+Expected<std::pair<platform::DynamicLibrary, JournalApi>> open_library() {
+  auto lib = platform::DynamicLibrary::open(std::string(k_library));
+  if (!lib) {
+    return make_error(ErrorCode::unsupported,
+                      fmt::format("cannot load {}: {}", k_library, lib.error().message));
+  }
+  auto api = bind_api(*lib);
+  if (!api) {
+    return tl::unexpected(api.error());
+  }
+  return std::pair{std::move(*lib), *api};
+}
+
+} // namespace
+
+Expected<JournalRead> read_journal(const std::vector<std::string>& paths, std::size_t max_lines) {
+  auto lib = open_library();
+  if (!lib) {
+    return tl::unexpected(lib.error());
+  }
+  std::vector<std::string> files;
+  if (!paths.empty()) {
+    auto found = journal_files(paths);
+    if (!found) {
+      return tl::unexpected(found.error());
+    }
+    files = std::move(*found);
+  }
+  const std::string source = paths.empty() ? std::string("journal") : util::join(paths, ", ");
+  return read_files(lib->first, lib->second, files, source, max_lines);
+}
+
+Expected<JournalRead> read_journal(const platform::SysRoot& root,
+                                   const std::vector<std::string>& inner_paths,
+                                   std::size_t max_lines) {
+  auto lib = open_library();
+  if (!lib) {
+    return tl::unexpected(lib.error());
+  }
+  auto files = journal_files(root, inner_paths);
+  if (!files) {
+    return tl::unexpected(files.error());
+  }
+  if (files->empty()) {
+    return make_error(ErrorCode::not_found, "journal: no journal files");
+  }
+  return read_files(lib->first, lib->second, *files, util::join(inner_paths, ", "), max_lines);
 }
 
 } // namespace doctor::collect

@@ -6,6 +6,7 @@
 
 #include <doctor/crash/observation.hpp>
 #include <doctor/formats/kernel_log.hpp>
+#include <doctor/platform/sysroot.hpp>
 #include <doctor/util/error.hpp>
 
 #include <cstddef>
@@ -40,5 +41,14 @@ inline constexpr std::size_t k_max_journal_files = 4096;
 // does not exist or a directory holds no journal file, permission_denied or io with the journal's
 // own error text when it cannot be opened or read.
 Expected<JournalRead> read_journal(const std::vector<std::string>& paths, std::size_t max_lines);
+
+// The same for the journal files or directories `inner_paths` of the examined system `root`
+// (/var/log/journal of an image): each path, and each journal file found in a directory, is
+// resolved inside the root before its host path is formed, so an absolute link among them names
+// a file of the image, never one of the host. The lines' origin.source is the inner paths.
+// Returns the errors above, with inner paths in the messages.
+Expected<JournalRead> read_journal(const platform::SysRoot& root,
+                                   const std::vector<std::string>& inner_paths,
+                                   std::size_t max_lines);
 
 } // namespace doctor::collect

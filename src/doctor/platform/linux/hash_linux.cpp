@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/hash.hpp>
+#include <doctor/platform/linux/fd.hpp>
 
 #include <fmt/format.h>
 
@@ -26,19 +27,6 @@ struct CtxDeleter {
   void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
 };
 using Ctx = std::unique_ptr<EVP_MD_CTX, CtxDeleter>;
-
-struct Fd {
-  int fd = -1;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  explicit Fd(int f)
-      : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-  }
-};
 
 const EVP_MD* md_of(HashAlgorithm algorithm) {
   return algorithm == HashAlgorithm::sha256 ? EVP_sha256() : EVP_md5();
@@ -77,25 +65,25 @@ Error errno_error(int err, const std::filesystem::path& path) {
 
 Expected<std::string> hash_file(const std::filesystem::path& path, HashAlgorithm algorithm) {
   const Fd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (file.fd < 0) {
+  if (file.get() < 0) {
     return tl::unexpected(errno_error(errno, path));
   }
   struct stat st {};
-  if (::fstat(file.fd, &st) != 0) {
+  if (::fstat(file.get(), &st) != 0) {
     return tl::unexpected(errno_error(errno, path));
   }
   if (!S_ISREG(st.st_mode)) {
     return make_error(ErrorCode::io, fmt::format("{}: not a regular file", path.string()));
   }
   // Tell the kernel to read ahead aggressively: the file is read once, front to back.
-  (void)::posix_fadvise(file.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  (void)::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
   auto ctx = start(algorithm);
   if (!ctx) {
     return tl::unexpected(ctx.error());
   }
   std::vector<unsigned char> buffer(k_block);
   for (;;) {
-    const ssize_t n = ::read(file.fd, buffer.data(), buffer.size());
+    const ssize_t n = ::read(file.get(), buffer.data(), buffer.size());
     if (n < 0) {
       if (errno == EINTR) {
         continue;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/kmsg.hpp>
+#include <doctor/platform/linux/fd.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,24 +18,6 @@ constexpr std::size_t k_record_buffer =
 constexpr std::size_t k_max_total = std::size_t{64} * 1024 * 1024;
 constexpr std::size_t k_max_reads =
     std::size_t{4} * 1024 * 1024; // records plus EPIPE/EINTR retries
-
-// Closes a file descriptor when it goes out of scope.
-class Fd {
-public:
-  explicit Fd(int fd)
-      : m_fd(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (m_fd >= 0) {
-      ::close(m_fd);
-    }
-  }
-  int get() const { return m_fd; }
-
-private:
-  int m_fd;
-};
 
 } // namespace
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/file.hpp>
+#include <doctor/platform/linux/fd.hpp>
 #include <doctor/platform/mapped_file.hpp>
 
 #include <fmt/format.h>
@@ -16,29 +17,27 @@
 namespace doctor::platform {
 
 Expected<MappedFile> MappedFile::open(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
     return tl::unexpected(
         platform::error_from(std::error_code(errno, std::generic_category()), path.string()));
   }
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return make_error(ErrorCode::io, fmt::format("{}: not a regular file", path.string()));
   }
   MappedFile out;
   out.m_size = static_cast<std::size_t>(st.st_size);
   if (out.m_size > 0) {
-    void* p = ::mmap(nullptr, out.m_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    // The mapping keeps the file; the descriptor closes on return.
+    void* p = ::mmap(nullptr, out.m_size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
     if (p == MAP_FAILED) {
       const int err = errno;
-      ::close(fd);
       return tl::unexpected(
           platform::error_from(std::error_code(err, std::generic_category()), path.string()));
     }
     out.m_data = p;
   }
-  ::close(fd);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/file.hpp>
+#include <doctor/platform/linux/fd.hpp>
 #include <doctor/platform/positioned_file.hpp>
 
 #include <fmt/format.h>
@@ -15,18 +16,17 @@
 namespace doctor::platform {
 
 Expected<std::unique_ptr<PositionedFile>> PositionedFile::open(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) {
     return tl::unexpected(
         error_from(std::error_code(errno, std::generic_category()), path.string()));
   }
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return make_error(ErrorCode::io, fmt::format("{}: not a regular file", path.string()));
   }
   std::unique_ptr<PositionedFile> out(new PositionedFile());
-  out->m_handle = fd;
+  out->m_handle = fd.release(); // closed by the destructor
   out->m_size = static_cast<std::uint64_t>(st.st_size);
   return out;
 }

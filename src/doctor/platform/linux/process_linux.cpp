@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/linux/fd.hpp>
 #include <doctor/platform/process.hpp>
 
 #include <fmt/format.h>
@@ -18,26 +19,6 @@ extern char** environ; // NOLINT(readability-identifier-naming): POSIX name
 namespace doctor::platform {
 
 namespace {
-
-class Fd {
-public:
-  Fd() = default;
-  explicit Fd(int fd)
-      : m_fd(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return m_fd; }
-  void reset() {
-    if (m_fd >= 0) {
-      ::close(m_fd);
-      m_fd = -1;
-    }
-  }
-
-private:
-  int m_fd = -1;
-};
 
 std::int64_t now_ms() {
   struct timespec ts {};

@@ -9,31 +9,18 @@
 #include <map>
 #include <set>
 
+// Family 7 of the troubleshooting guide (several environments colliding): several CUDA toolkits
+// and cuDNN copies, and what the loader model says each framework, cuDNN dispatcher and program
+// would load from them: libraries not found from where they are asked for, a cuDNN whose
+// sub-libraries come from another copy, a framework's own copy shadowed, the toolkit's stub
+// libcuda in the driver's place.
 namespace doctor::checks {
 
 namespace {
 
+namespace ids = kb::ids;
+
 constexpr const char* k_unknown_version = "version unknown";
-
-// Evidence lines for a resolution: every path considered, numbered as the loader tries them.
-void add_steps(const loader::Resolution& r, FindingDraft& d) {
-  std::size_t n = 0;
-  for (const loader::SearchStep& s : r.steps) {
-    d.evidence.push_back(
-        Evidence{fmt::format("{}. {}", ++n, s.source),
-                 s.path.empty() ? s.outcome : fmt::format("{}: {}", s.path, s.outcome)});
-  }
-}
-
-std::size_t paths_searched(const loader::Resolution& r) {
-  std::size_t n = 0;
-  for (const loader::SearchStep& s : r.steps) {
-    if (!s.path.empty()) {
-      ++n;
-    }
-  }
-  return n;
-}
 
 // The version of a resolved copy, from the cuDNN facts or the binary's own record.
 std::string version_of(const facts::Facts& facts, const loader::Candidate& c) {
@@ -56,22 +43,24 @@ bool is_stub(const std::string& path) {
   return path.find("/stubs/") != std::string::npos;
 }
 
-const char* not_found_id(loader::LibraryRole role) {
+// The finding for a library of `role` a framework cannot find; empty for roles reported
+// elsewhere (the driver) or not at all.
+std::string_view not_found_id(loader::LibraryRole role) {
   switch (role) {
   case loader::LibraryRole::cudnn_dispatcher:
-    return "loader.cudnn_not_found";
+    return ids::k_loader_cudnn_not_found;
   case loader::LibraryRole::cudnn_sublibrary:
-    return "loader.cudnn_sublibrary_not_found";
+    return ids::k_loader_cudnn_sublibrary_not_found;
   case loader::LibraryRole::cuda_runtime:
   case loader::LibraryRole::cuda_library:
-    return "loader.cuda_library_not_found";
+    return ids::k_loader_cuda_library_not_found;
   case loader::LibraryRole::zlib:
-    return "loader.zlib_not_found";
+    return ids::k_loader_zlib_not_found;
   case loader::LibraryRole::driver:
   case loader::LibraryRole::other:
     break;
   }
-  return nullptr;
+  return {};
 }
 
 bool is_framework(const loader::LoadContext& ctx) {
@@ -114,7 +103,7 @@ unsigned soname_major_of(const std::string& name) {
 FindingDraft framework_not_found(const facts::Facts& facts,
                                  const loader::LoadContext& ctx,
                                  const loader::LoadStep& step,
-                                 const char* id) {
+                                 std::string_view id) {
   const loader::Resolution& r = step.resolution;
   FindingDraft d;
   d.id = id;
@@ -144,7 +133,7 @@ FindingDraft framework_not_found(const facts::Facts& facts,
               // The environment's own interpreter, so the reinstall lands in that environment.
               {"pip", fmt::format("{}/bin/python -m pip", ctx.subject)}};
   d.evidence.push_back(Evidence{"loader", step.reason});
-  add_steps(r, d);
+  add_search_steps(r, d);
   d.tags = distro_tags(facts);
   d.tags.emplace_back(ctx.id.substr(0, ctx.id.find(':')));
   if (!copy_dir.empty()) {
@@ -154,6 +143,49 @@ FindingDraft framework_not_found(const facts::Facts& facts,
 }
 
 } // namespace
+
+void check_multiple_toolkits(const facts::Facts& facts,
+                             const kb::KnowledgeBase&,
+                             FindingSink& out) {
+  if (facts.cuda_toolkits.size() < 2) {
+    return;
+  }
+  std::vector<std::string> items;
+  FindingDraft d;
+  d.id = ids::k_cuda_multiple_toolkits;
+  d.subject = "CUDA toolkits";
+  for (const facts::CudaToolkit& tk : facts.cuda_toolkits) {
+    items.push_back(
+        fmt::format("{} at {}", tk.version ? tk.version->str() : "unknown version", tk.path));
+    d.evidence.push_back(
+        Evidence{tk.version ? tk.version.source() : "dir:" + tk.path,
+                 fmt::format("{} found via {}", tk.path, util::join(tk.found_via, ", "))});
+  }
+  d.params = {{"count", std::to_string(items.size())}, {"list", util::join(items, "; ")}};
+  out.add(std::move(d));
+}
+
+void check_multiple_cudnn(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  if (facts.cudnn.size() < 2) {
+    return;
+  }
+  std::vector<std::string> items;
+  FindingDraft d;
+  d.id = ids::k_cudnn_multiple_copies;
+  d.subject = "cuDNN copies";
+  for (const facts::CudnnInstall& inst : facts.cudnn) {
+    items.push_back(
+        fmt::format("{} in {}",
+                    inst.version ? inst.version->str() : fmt::format("{}.x", inst.major),
+                    inst.dir));
+    d.evidence.push_back(Evidence{"dir:" + inst.dir,
+                                  fmt::format("{} libraries, found via {}",
+                                              inst.libraries.size(),
+                                              util::join(inst.found_via, ", "))});
+  }
+  d.params = {{"count", std::to_string(items.size())}, {"list", util::join(items, "; ")}};
+  out.add(std::move(d));
+}
 
 // Libraries a framework needs that no searched path provides. Only framework contexts: a plain
 // program not finding the pip cuDNN is normal, and an incomplete installation is reported by
@@ -184,20 +216,10 @@ void check_loader_not_found(const facts::Facts& facts,
           continue;
         }
         if (step.role == loader::LibraryRole::driver) {
-          if (facts.driver.kernel_module_version && ctx.id == "program"
-              && r.name == "libcuda.so.1") {
-            FindingDraft d;
-            d.id = "loader.libcuda_not_found";
-            d.subject = "libcuda.so.1";
-            d.params = {{"module_version", *facts.driver.kernel_module_version},
-                        {"searched", std::to_string(paths_searched(r))}};
-            add_steps(r, d);
-            out.add(std::move(d));
-          }
-          continue;
+          continue; // driver_conflicts' driver_library
         }
         if (frameworks) {
-          if (const char* id = not_found_id(step.role)) {
+          if (const std::string_view id = not_found_id(step.role); !id.empty()) {
             covered.emplace(r.requested_by, r.name);
             out.add(framework_not_found(facts, ctx, step, id));
           }
@@ -206,7 +228,7 @@ void check_loader_not_found(const facts::Facts& facts,
           if (u.libraries.empty()) {
             u.context_dir = ctx.subject;
             u.draft.evidence.push_back(Evidence{"loader", step.reason});
-            add_steps(r, u.draft);
+            add_search_steps(r, u.draft);
           }
           u.libraries.insert(r.requested_by.substr(r.requested_by.rfind('/') + 1));
           u.names.insert(r.name);
@@ -216,7 +238,7 @@ void check_loader_not_found(const facts::Facts& facts,
   }
   for (auto& [dir, u] : unmet) {
     FindingDraft d = std::move(u.draft);
-    d.id = "loader.cudnn_dependency_not_found";
+    d.id = ids::k_loader_cudnn_dependency_not_found;
     d.subject = dir;
     d.params = {{"dir", dir},
                 {"context_dir", u.context_dir},
@@ -263,7 +285,7 @@ void check_loader_cudnn_split(const facts::Facts& facts,
         }
         auto& names = groups[fmt::format("{} ({}, through {})", parent_dir(c.path), v, c.source)];
         if (names.empty()) {
-          add_steps(s->resolution, d);
+          add_search_steps(s->resolution, d);
         }
         names.push_back(s->resolution.name);
       }
@@ -275,7 +297,7 @@ void check_loader_cudnn_split(const facts::Facts& facts,
       if (parts.empty() || !reported.insert(real).second) {
         continue;
       }
-      d.id = "loader.cudnn_set_split";
+      d.id = ids::k_loader_cudnn_set_split;
       d.subject = home;
       d.params = {{"context", ctx.description},
                   {"dispatcher", fmt::format("{} ({})", dispatcher, home_version)},
@@ -306,7 +328,7 @@ void check_loader_shadowed(const facts::Facts& facts,
         const std::string chosen_version = version_of(facts, *r.chosen);
         const std::string shipped_version = version_of(facts, other);
         FindingDraft d;
-        d.id = "loader.shadowed_copy";
+        d.id = ids::k_loader_shadowed_copy;
         d.subject = ctx.subject;
         d.params = {{"context", ctx.description},
                     {"name", r.name},
@@ -318,7 +340,7 @@ void check_loader_shadowed(const facts::Facts& facts,
         if (chosen_version != shipped_version) {
           d.severity = Severity::error;
         }
-        add_steps(r, d);
+        add_search_steps(r, d);
         out.add(std::move(d));
         break;
       }
@@ -355,7 +377,7 @@ void check_loader_stub(const facts::Facts& facts, const kb::KnowledgeBase& kb, F
         }
       }
       FindingDraft d;
-      d.id = "loader.stub_libcuda";
+      d.id = ids::k_loader_stub_libcuda;
       d.subject = r.chosen->path;
       d.params = {{"stub", r.chosen->path},
                   {"name", r.name},
@@ -364,7 +386,7 @@ void check_loader_stub(const facts::Facts& facts, const kb::KnowledgeBase& kb, F
                   {"fix_command",
                    kept.empty() ? std::string("unset LD_LIBRARY_PATH")
                                 : "export LD_LIBRARY_PATH=" + util::join(kept, ":")}};
-      add_steps(r, d);
+      add_search_steps(r, d);
       out.add(std::move(d));
     }
   }

@@ -5,87 +5,77 @@
 
 #include <algorithm>
 
+// Family 2 of the troubleshooting guide (display-driver conflicts): which GPUs the machine has
+// and which driver serves them, nouveau in the NVIDIA driver's place, a kernel module and
+// user-space libraries of different releases, a module without its user-space library.
 namespace doctor::checks {
 
 namespace {
+
+namespace ids = kb::ids;
 
 bool bound_to(const facts::PciDevice& gpu, std::string_view driver) {
   return gpu.driver && *gpu.driver == driver;
 }
 
-std::string describe_gpus(const std::vector<facts::PciDevice>& gpus) {
-  std::string out = describe_gpu(gpus.front());
-  if (gpus.size() > 1) {
-    out += fmt::format(" (and {} more)", gpus.size() - 1);
-  }
-  return out;
-}
-
-void add_gpu_evidence(const facts::Facts& facts, FindingDraft& d) {
-  for (const facts::PciDevice& gpu : facts.pci->nvidia_gpus) {
-    d.evidence.push_back(
-        Evidence{facts.pci.source(),
-                 fmt::format("{}; kernel driver: {}",
-                             describe_gpu(gpu),
-                             gpu.driver ? *gpu.driver : "none (" + gpu.driver.reason() + ")")});
-  }
-}
-
-// After a kernel update the NVIDIA module must be rebuilt (DKMS) or installed (a prebuilt
-// linux-modules-nvidia package) for the new kernel; until then the running kernel has none, while
-// the kernel booted before still has its copy. Fills `d` and returns true in that case.
-bool module_missing_for_kernel(const facts::Facts& facts, FindingDraft& d) {
-  const auto& drv = facts.driver;
-  if (!facts.os.kernel_release || !drv.installed_modules) {
-    return false;
-  }
-  const std::string& running = *facts.os.kernel_release;
-  std::vector<std::string> others;
-  bool running_listed = false;
-  for (const facts::KernelModules& k : *drv.installed_modules) {
-    if (k.kernel_release == running) {
-      running_listed = true;
-      if (!k.nvidia_modules.empty()) {
-        return false;
-      }
-    } else if (!k.nvidia_modules.empty()) {
-      others.push_back(k.kernel_release);
-    }
-  }
-  const bool dkms = drv.dkms_modules && !drv.dkms_modules->empty();
-  if (others.empty() && !dkms) {
-    return false; // no NVIDIA module for any kernel: the driver is not installed at all
-  }
-  d.id = "driver.module_missing_for_kernel";
-  d.params = {{"gpu", describe_gpus(facts.pci->nvidia_gpus)},
-              {"kernel", running},
-              {"others", others.empty() ? std::string("none") : util::join(others, ", ")},
-              {"dkms", dkms ? util::join(*drv.dkms_modules, ", ") : std::string("none")},
-              {"dkms_module", dkms ? drv.dkms_modules->back() : std::string("nvidia/VERSION")}};
-  add_gpu_evidence(facts, d);
-  d.evidence.push_back(evidence_of(facts.os.kernel_release, "running kernel"));
-  d.evidence.push_back(evidence_of(drv.kernel_module_version, "NVIDIA kernel module"));
-  d.evidence.push_back(Evidence{
-      drv.installed_modules.source(),
-      running_listed ? fmt::format("/lib/modules/{}/modules.dep lists no NVIDIA module", running)
-                     : fmt::format("/lib/modules/{} does not exist", running)});
-  for (const facts::KernelModules& k : *drv.installed_modules) {
-    if (!k.nvidia_modules.empty()) {
-      d.evidence.push_back(Evidence{
-          drv.installed_modules.source(),
-          fmt::format("kernel {}: {}", k.kernel_release, util::join(k.nvidia_modules, ", "))});
-    }
-  }
-  d.evidence.push_back(evidence_of(drv.dkms_modules, "DKMS trees"));
-  if (drv.dkms_modules && !drv.dkms_modules->empty()) {
-    d.evidence.back().value = "DKMS trees: " + util::join(*drv.dkms_modules, ", ");
-  }
-  d.tags = distro_tags(facts);
-  d.tags.emplace_back(dkms ? "dkms" : "prebuilt");
-  return true;
-}
-
 } // namespace
+
+// A GPU counts as present if the PCI bus shows an NVIDIA display-class device or NVML lists one.
+// The PCI scan works without any driver, so "none on the bus" is a strong statement; when the
+// scan itself is unknown (a tree without /sys) the answer is "unknown", never "no GPU".
+void check_gpu_presence(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  const auto& nvml = facts.driver.nvml;
+  const bool nvml_sees_gpu = nvml.devices && !nvml.devices->empty();
+  if (nvml_sees_gpu) {
+    return;
+  }
+  if (!facts.pci) {
+    FindingDraft d;
+    d.id = ids::k_gpu_presence_unknown;
+    d.subject = "GPU";
+    d.params = {
+        {"reason",
+         facts.pci.reason() + "; NVML: " + (nvml.detail.empty() ? nvml.status : nvml.detail)}};
+    d.evidence.push_back(evidence_of(facts.pci, "PCI scan"));
+    d.evidence.push_back(Evidence{"nvml", fmt::format("status {}: {}", nvml.status, nvml.detail)});
+    out.add(std::move(d));
+    return;
+  }
+  if (!facts.pci->nvidia_gpus.empty()) {
+    return;
+  }
+  FindingDraft d;
+  d.id = ids::k_gpu_not_found;
+  d.subject = "GPU";
+  std::string nvml_note;
+  if (nvml.status == "ok") {
+    nvml_note = "NVML lists no device either";
+  } else if (nvml.status == "not_attempted") {
+    nvml_note = "NVML was not queried: " + nvml.detail;
+  } else {
+    nvml_note = "NVML: " + nvml.detail;
+  }
+  d.params = {{"scanned", std::to_string(facts.pci->devices_scanned)}, {"nvml", nvml_note}};
+  d.evidence.push_back(Evidence{
+      facts.pci.source(),
+      fmt::format("{} PCI devices, none with vendor id 10de and a display class (0x03xxxx)",
+                  facts.pci->devices_scanned)});
+  for (const facts::PciDevice& other : facts.pci->other_displays) {
+    d.evidence.push_back(Evidence{facts.pci.source(),
+                                  fmt::format("other display adapter {:04x}:{:04x} {} at {}",
+                                              other.vendor_id,
+                                              other.device_id,
+                                              other.name.value_or("(unnamed)"),
+                                              other.address)});
+  }
+  d.evidence.push_back(evidence_of(facts.driver.kernel_module_version, "NVIDIA kernel module"));
+  d.tags.push_back(facts.driver.kernel_module_version ? "module_loaded" : "no_module");
+  d.evidence.push_back(Evidence{nvml.library ? "nvml:" + *nvml.library : "nvml",
+                                nvml.detail.empty()
+                                    ? "status " + nvml.status
+                                    : fmt::format("status {}: {}", nvml.status, nvml.detail)});
+  out.add(std::move(d));
+}
 
 // The loaded kernel module and the user-space driver libraries must be the same release:
 // libcuda and NVML refuse to talk to a module of another version ("Driver/library version
@@ -114,7 +104,7 @@ void check_driver_version_mismatch(const facts::Facts& facts,
   if (differing.empty() && !nvml_says) {
     return;
   }
-  d.id = "driver.version_mismatch";
+  d.id = ids::k_driver_version_mismatch;
   d.subject = "NVIDIA driver";
   d.params = {{"module_version", *drv.kernel_module_version},
               {"libraries", differing.empty() ? std::string("NVML") : util::join(differing, "; ")}};
@@ -129,27 +119,14 @@ void check_driver_version_mismatch(const facts::Facts& facts,
 }
 
 void check_driver_loaded(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
-  if (!facts.pci || facts.pci->nvidia_gpus.empty() || facts.driver.kernel_module_version) {
-    return;
-  }
-  // Linux kernel modules only; and NVML listing GPUs proves a working driver whatever the files
-  // say.
-  const auto& nvml = facts.driver.nvml;
-  if (facts.collection.os_family != "linux" || (nvml.devices && !nvml.devices->empty())) {
+  // A kernel updated past its NVIDIA module is os_updates' module_for_kernel.
+  if (!gpus_without_driver(facts) || module_missing_for_kernel(facts)) {
     return;
   }
   const auto& gpus = facts.pci->nvidia_gpus;
-  // nouveau holding the GPU is the root cause; driver_nouveau reports it.
-  if (std::any_of(gpus.begin(), gpus.end(), [](const auto& g) { return bound_to(g, "nouveau"); })) {
-    return;
-  }
   FindingDraft d;
-  d.id = "driver.not_loaded";
+  d.id = ids::k_driver_not_loaded;
   d.subject = gpus.front().address;
-  if (module_missing_for_kernel(facts, d)) {
-    out.add(std::move(d));
-    return;
-  }
   std::string reason = facts.driver.kernel_module_version.reason();
   if (std::any_of(
           gpus.begin(), gpus.end(), [](const auto& g) { return bound_to(g, "vfio-pci"); })) {
@@ -199,7 +176,7 @@ void check_nouveau(const facts::Facts& facts, const kb::KnowledgeBase&, FindingS
     return;
   }
   FindingDraft d;
-  d.id = "driver.nouveau_bound";
+  d.id = ids::k_driver_nouveau_bound;
   d.subject = held.front().address;
   d.params = {{"gpu", describe_gpus(held)}, {"how", how}};
   add_gpu_evidence(facts, d);
@@ -208,36 +185,34 @@ void check_nouveau(const facts::Facts& facts, const kb::KnowledgeBase&, FindingS
   out.add(std::move(d));
 }
 
-// NVML creates /dev/nvidiactl as root even without a driver, so only the per-GPU nodes
-// (/dev/nvidia0, /dev/nvidia1, …) show that a program here can open a GPU.
-void check_device_nodes(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
-  const auto& drv = facts.driver;
-  if (!drv.kernel_module_version || !drv.device_nodes) {
+// A program asks for libcuda.so.1 (the CUDA runtime does) while the NVIDIA kernel module is
+// loaded, and the loader finds none: the driver's user-space half is missing, typically a
+// container that got the device nodes but not the driver's libraries.
+void check_driver_library(const facts::Facts& facts,
+                          const kb::KnowledgeBase& kb,
+                          FindingSink& out) {
+  if (!facts.driver.kernel_module_version) {
     return;
   }
-  std::vector<std::string> names;
-  bool gpu_node = false;
-  for (const facts::DeviceNode& n : *drv.device_nodes) {
-    names.push_back(n.path);
-    const std::string_view path = n.path;
-    const std::string_view name = path.substr(path.rfind('/') + 1);
-    if (name.size() > 6 && util::parse_uint(name.substr(6)) && n.kind == "character_device") {
-      gpu_node = true;
+  for (const loader::LoadContext& ctx : loader_contexts(facts, kb)) {
+    if (ctx.id != "program") {
+      continue;
+    }
+    for (const loader::LoadStep& step : ctx.steps) {
+      const loader::Resolution& r = step.resolution;
+      if (step.role != loader::LibraryRole::driver || r.name != "libcuda.so.1" || r.chosen
+          || r.unknown) {
+        continue;
+      }
+      FindingDraft d;
+      d.id = ids::k_loader_libcuda_not_found;
+      d.subject = "libcuda.so.1";
+      d.params = {{"module_version", *facts.driver.kernel_module_version},
+                  {"searched", std::to_string(paths_searched(r))}};
+      add_search_steps(r, d);
+      out.add(std::move(d));
     }
   }
-  if (gpu_node) {
-    return;
-  }
-  FindingDraft d;
-  d.id = "driver.device_nodes_missing";
-  d.subject = "/dev/nvidia*";
-  d.params = {{"module_version", *drv.kernel_module_version},
-              {"nodes", names.empty() ? std::string("none") : util::join(names, ", ")}};
-  d.evidence.push_back(evidence_of(drv.kernel_module_version, "NVIDIA kernel module"));
-  d.evidence.push_back(
-      Evidence{drv.device_nodes.source(),
-               names.empty() ? "no /dev/nvidia* entries" : "entries: " + util::join(names, ", ")});
-  out.add(std::move(d));
 }
 
 void check_nvml_probe(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
@@ -246,7 +221,7 @@ void check_nvml_probe(const facts::Facts& facts, const kb::KnowledgeBase&, Findi
     return;
   }
   FindingDraft d;
-  d.id = "driver.nvml_probe_failed";
+  d.id = ids::k_driver_nvml_probe_failed;
   d.subject = "NVML";
   d.params = {{"detail", nvml.detail}};
   d.evidence.push_back(Evidence{"probe:nvml", nvml.detail});

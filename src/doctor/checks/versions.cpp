@@ -5,10 +5,17 @@
 #include <doctor/util/strings.hpp>
 
 #include <algorithm>
+#include <map>
 
+// Family 1 of the troubleshooting guide (version compatibility), on the library side: the cuDNN a
+// framework build loads against the one it was built with, the GPU against the code in the build
+// and the cuDNN, TensorFlow's end of GPU support on native Windows, and one cuDNN directory
+// holding several releases. versions_driver.cpp holds the driver side.
 namespace doctor::checks {
 
 namespace {
+
+namespace ids = kb::ids;
 
 // The cuDNN a framework loads: the loader model's winner for the framework's dispatcher
 // request where the snapshot has the walk, else the environment's own cuDNN (a pip wheel inside
@@ -161,11 +168,11 @@ void check_cudnn_for_framework(const facts::Facts& facts,
         d.tags.emplace_back("have_pin");
       }
       if (found.major() != expected->major()) {
-        d.id = "compat.cudnn_major_mismatch";
+        d.id = ids::k_compat_cudnn_major_mismatch;
       } else if (expected->size() >= 2 && found.minor() < expected->minor()) {
-        d.id = "compat.cudnn_older_than_build";
+        d.id = ids::k_compat_cudnn_older_than_build;
       } else if (fw_cuda != 0 && cudnn_cuda != 0 && fw_cuda != cudnn_cuda) {
-        d.id = "compat.cudnn_cuda_mismatch";
+        d.id = ids::k_compat_cudnn_cuda_mismatch;
       } else {
         continue;
       }
@@ -238,7 +245,7 @@ void check_gpu_arch(const facts::Facts& facts, const kb::KnowledgeBase& kb, Find
           }
         }
         FindingDraft d;
-        d.id = "compat.gpu_arch_not_in_build";
+        d.id = ids::k_compat_gpu_arch_not_in_build;
         d.subject = fw.location;
         d.params = {{"gpu", gpu.description},
                     {"cc", gpu.cc->str()},
@@ -288,7 +295,7 @@ void check_gpu_arch(const facts::Facts& facts, const kb::KnowledgeBase& kb, Find
         }
       }
       FindingDraft d;
-      d.id = "compat.gpu_below_cudnn_minimum";
+      d.id = ids::k_compat_gpu_below_cudnn_minimum;
       d.subject = inst.dir;
       d.params = {{"gpu", gpu.description},
                   {"cc", gpu.cc->str()},
@@ -340,7 +347,7 @@ void check_tensorflow_windows(const facts::Facts& facts,
         continue;
       }
       FindingDraft d;
-      d.id = "compat.tensorflow_windows_no_gpu";
+      d.id = ids::k_compat_tensorflow_windows_no_gpu;
       d.subject = fw.location;
       d.params = {{"version", *fw.version},
                   {"env", env.prefix},
@@ -353,6 +360,40 @@ void check_tensorflow_windows(const facts::Facts& facts,
       }
       out.add(std::move(d));
     }
+  }
+}
+
+// The libraries of one cuDNN directory must come from one release: cuDNN refuses a mix with
+// CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH, or fails on undefined symbols.
+void check_cudnn_mixed_releases(const facts::Facts& facts,
+                                const kb::KnowledgeBase&,
+                                FindingSink& out) {
+  for (const facts::CudnnInstall& inst : facts.cudnn) {
+    std::map<std::string, std::vector<std::string>> by_version; // "9.1.0" -> members
+    for (const facts::CudnnLibrary& lib : inst.libraries) {
+      if (lib.version) {
+        by_version[lib.version->prefix(3)].push_back(lib.member);
+      }
+    }
+    if (by_version.size() < 2) {
+      continue;
+    }
+    std::vector<std::string> parts;
+    parts.reserve(by_version.size());
+    for (const auto& [version, members] : by_version) {
+      parts.push_back(fmt::format("{} from {}", util::join(members, ", "), version));
+    }
+    const PackageHint hint = package_hint(inst);
+    FindingDraft d;
+    d.id = ids::k_cudnn_sublibrary_version_mixed;
+    d.subject = inst.dir;
+    d.params = {{"dir", inst.dir},
+                {"versions", util::join(parts, "; ")},
+                {"package", hint.package},
+                {"package_spec", hint.package_spec}};
+    d.tags = hint.tags;
+    add_cudnn_library_evidence(inst, d);
+    out.add(std::move(d));
   }
 }
 

@@ -5,13 +5,105 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
 #include <string>
 
-// Integrity of the GPU stack's files: digests against package records (check --verify), and
-// structural damage seen in the binaries' headers (every run).
+// Family 3 of the troubleshooting guide (damaged or missing files): files that differ from their
+// package records (check --verify), binaries whose headers show structural damage (every run),
+// and cuDNN installations that lack one of their libraries.
 namespace doctor::checks {
 
 namespace {
+
+namespace ids = kb::ids;
+
+std::string version_text(const facts::CudnnInstall& inst) {
+  return inst.version ? inst.version->str() : fmt::format("{} (exact version unknown)", inst.major);
+}
+
+// Members a set requires of this installation: its members, plus optional ones whose first
+// release is not newer than the installation's version (unknown version: only the members).
+std::vector<std::string> required_members(const kb::CudnnLibrarySet& set,
+                                          const facts::CudnnInstall& inst) {
+  std::vector<std::string> out = set.members;
+  for (const auto& [member, since] : set.optional_members) {
+    const auto first = Version::parse(since);
+    if (inst.version && first && *inst.version >= *first) {
+      out.push_back(member);
+    }
+  }
+  return out;
+}
+
+void check_completeness(const facts::Facts& facts,
+                        const kb::KnowledgeBase& kb,
+                        const facts::CudnnInstall& inst,
+                        FindingSink& out) {
+  const auto sets = kb.cudnn_sets(inst.major, facts.collection.os_family);
+  if (sets.empty()) {
+    return;
+  }
+  std::set<std::string> present;
+  for (const facts::CudnnLibrary& lib : inst.libraries) {
+    present.insert(lib.member);
+  }
+  // Every member name any variant of this major knows: a present one outside a variant rules
+  // that variant out (a directory with libcudnn_ops is not a JIT-only install missing nothing).
+  std::set<std::string> known;
+  for (const kb::CudnnLibrarySet* set : sets) {
+    known.insert(set->members.begin(), set->members.end());
+    for (const auto& opt : set->optional_members) {
+      known.insert(opt.first);
+    }
+  }
+  std::vector<std::string> best_missing;
+  for (const kb::CudnnLibrarySet* set : sets) {
+    std::set<std::string> allowed(set->members.begin(), set->members.end());
+    for (const auto& opt : set->optional_members) {
+      allowed.insert(opt.first);
+    }
+    const bool foreign = std::any_of(present.begin(), present.end(), [&](const std::string& m) {
+      return known.count(m) != 0 && allowed.count(m) == 0;
+    });
+    std::vector<std::string> missing;
+    for (const std::string& m : required_members(*set, inst)) {
+      if (present.count(m) == 0) {
+        missing.push_back(m);
+      }
+    }
+    if (missing.empty() && !foreign) {
+      return;
+    }
+    if (foreign) {
+      continue;
+    }
+    // Report against the variant that is closest to complete.
+    if (best_missing.empty() || missing.size() < best_missing.size()) {
+      best_missing = std::move(missing);
+    }
+  }
+  if (best_missing.empty()) {
+    return; // only unknown extra files: nothing this knowledge base can judge
+  }
+  const PackageHint hint = package_hint(inst);
+  FindingDraft d;
+  d.id = ids::k_cudnn_library_set_incomplete;
+  d.subject = inst.dir;
+  d.params = {
+      {"dir", inst.dir},
+      {"version", version_text(inst)},
+      {"missing", util::join(best_missing, ", ")},
+      {"present", util::join(std::vector<std::string>(present.begin(), present.end()), ", ")},
+      {"package", hint.package},
+      {"package_spec", hint.package_spec}};
+  d.tags = hint.tags;
+  add_cudnn_library_evidence(inst, d);
+  for (const std::string& m : best_missing) {
+    d.evidence.push_back(Evidence{"dir:" + inst.dir, m + ": absent"});
+  }
+  out.add(std::move(d));
+}
 
 // "nvidia-cudnn-cu12 9.1.0.70" -> {"nvidia-cudnn-cu12", "9.1.0.70"}.
 std::pair<std::string, std::string> split_package(const std::string& package) {
@@ -104,6 +196,16 @@ std::string summarize_problems(const std::vector<std::string>& problems) {
 
 } // namespace
 
+// A cuDNN directory holds every library of one of its major's variants (the knowledge base's
+// library sets), or the loader fails when the dispatcher opens the missing one.
+void check_cudnn_completeness(const facts::Facts& facts,
+                              const kb::KnowledgeBase& kb,
+                              FindingSink& out) {
+  for (const facts::CudnnInstall& inst : facts.cudnn) {
+    check_completeness(facts, kb, inst, out);
+  }
+}
+
 void check_integrity_hashes(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
   if (!facts.integrity.requested) {
     return;
@@ -117,7 +219,7 @@ void check_integrity_hashes(const facts::Facts& facts, const kb::KnowledgeBase&,
       continue;
     }
     FindingDraft d;
-    d.id = "integrity.hash_mismatch";
+    d.id = ids::k_integrity_hash_mismatch;
     d.subject = v.path;
     d.params = {{"path", v.path},
                 {"package", v.package},
@@ -144,7 +246,7 @@ void check_binary_damage(const facts::Facts& facts, const kb::KnowledgeBase&, Fi
       continue;
     }
     FindingDraft d;
-    d.id = "integrity.binary_damaged";
+    d.id = ids::k_integrity_binary_damaged;
     d.subject = b.path;
     d.params = {{"path", b.path},
                 {"format", format_name(facts, b.format)},

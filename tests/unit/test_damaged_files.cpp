@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "support/facts_fixtures.hpp"
+// The checks of family 3 (damaged_files.cpp): cuDNN installations missing a library, files that
+// differ from their package records (--verify), binaries whose headers show damage.
+#include "support/check_fixtures.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +10,11 @@
 namespace doctor {
 namespace {
 
+using test::all_of;
 using test::find_id;
 using test::has_id;
 using test::run_all;
+namespace ids = test::ids;
 
 constexpr const char* k_sp = "/venv/lib/python3.11/site-packages";
 
@@ -60,19 +64,75 @@ facts::Facts verified_machine() {
   return f;
 }
 
-std::vector<const Finding*> all_of(const std::vector<Finding>& findings, std::string_view id) {
-  std::vector<const Finding*> out;
-  for (const Finding& f : findings) {
-    if (f.id == id) {
-      out.push_back(&f);
-    }
+TEST(check_cudnn_completeness, complete_cudnn9_set_gives_no_finding) {
+  auto facts = test::machine_without_gpu();
+  facts.cudnn.push_back(
+      test::cudnn_install("/usr/local/cuda-13.0/lib", 9, test::k_cudnn9_full, "9.19.0"));
+  const auto findings = run_all(facts);
+  EXPECT_FALSE(has_id(findings, ids::k_cudnn_library_set_incomplete));
+  EXPECT_FALSE(has_id(findings, ids::k_cudnn_sublibrary_version_mixed));
+}
+
+TEST(check_cudnn_completeness, missing_sublibrary_is_named) {
+  auto members = test::k_cudnn9_full;
+  members.erase(members.begin() + 2); // libcudnn_cnn.so.9
+  auto facts = test::machine_without_gpu();
+  facts.cudnn.push_back(test::cudnn_install("/opt/cudnn/lib", 9, members, "9.19.0"));
+  const auto results = run_all(facts);
+  const Finding* f = find_id(results, ids::k_cudnn_library_set_incomplete);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->cause_class, CauseClass::library_missing_cudnn_sublibrary);
+  EXPECT_NE(f->message.find("lacks libcudnn_cnn.so.9"), std::string::npos);
+  EXPECT_EQ(f->subject, "/opt/cudnn/lib");
+}
+
+TEST(check_cudnn_completeness, jit_variant_counts_as_complete) {
+  auto facts = test::machine_without_gpu();
+  facts.cudnn.push_back(test::cudnn_install("/opt/conda/lib",
+                                            9,
+                                            {{"libcudnn.so.9", "9.5.0"},
+                                             {"libcudnn_graph.so.9", "9.5.0"},
+                                             {"libcudnn_engines_runtime_compiled.so.9", "9.5.0"}},
+                                            "9.5.0"));
+  EXPECT_FALSE(has_id(run_all(facts), ids::k_cudnn_library_set_incomplete));
+}
+
+TEST(check_cudnn_completeness, tensor_ir_engine_is_required_from_9_21) {
+  auto facts = test::machine_without_gpu();
+  auto members = test::k_cudnn9_full;
+  for (auto& m : members) {
+    m.second = "9.21.0";
   }
-  return out;
+  facts.cudnn.push_back(test::cudnn_install("/opt/cudnn/lib", 9, members, "9.21.0"));
+  const auto results = run_all(facts);
+  const Finding* f = find_id(results, ids::k_cudnn_library_set_incomplete);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("libcudnn_engines_tensor_ir.so.9"), std::string::npos);
+}
+
+TEST(check_cudnn_completeness, pip_owned_copy_gets_a_pinned_reinstall_command) {
+  auto members = test::k_cudnn9_full;
+  members.pop_back();
+  auto facts = test::machine_without_gpu();
+  auto inst = test::cudnn_install(
+      "/venv/lib/python3.11/site-packages/nvidia/cudnn/lib", 9, members, "9.1.0");
+  inst.package = test::known("pip nvidia-cudnn-cu12 9.1.0.70", "record:/venv/RECORD");
+  facts.cudnn.push_back(inst);
+  const auto results = run_all(facts);
+  const Finding* f = find_id(results, ids::k_cudnn_library_set_incomplete);
+  ASSERT_NE(f, nullptr);
+  const bool pinned = std::any_of(f->fixes.begin(), f->fixes.end(), [](const Fix& x) {
+    return x.command == "pip install --force-reinstall --no-deps nvidia-cudnn-cu12==9.1.0.70";
+  });
+  EXPECT_TRUE(pinned);
+  for (const Fix& x : f->fixes) {
+    EXPECT_EQ(x.command.find("apt"), std::string::npos) << "a pip copy gets no apt command";
+  }
 }
 
 TEST(check_integrity_hashes, each_differing_file_is_one_error_with_both_digests) {
   const auto findings = run_all(verified_machine());
-  const auto mismatches = all_of(findings, "integrity.hash_mismatch");
+  const auto mismatches = all_of(findings, ids::k_integrity_hash_mismatch);
   ASSERT_EQ(mismatches.size(), 2U) << "cnn (digest) and graph (size); not the good or unreadable";
   const Finding* cnn = nullptr;
   const Finding* graph = nullptr;
@@ -110,7 +170,7 @@ TEST(check_integrity_hashes, larger_file_is_not_called_truncated) {
                                            10,
                                            20));
   const auto findings = run_all(f);
-  const Finding* m = find_id(findings, "integrity.hash_mismatch");
+  const Finding* m = find_id(findings, ids::k_integrity_hash_mismatch);
   ASSERT_TRUE(m);
   EXPECT_NE(m->message.find("size 20 bytes instead of 10, larger than recorded"), std::string::npos)
       << m->message;
@@ -149,7 +209,7 @@ TEST(check_integrity_hashes, reinstall_command_follows_the_package_manager) {
                    10));
   const auto findings = run_all(f);
   std::map<std::string, std::string> command_of;
-  for (const Finding* m : all_of(findings, "integrity.hash_mismatch")) {
+  for (const Finding* m : all_of(findings, ids::k_integrity_hash_mismatch)) {
     ASSERT_FALSE(m->fixes.empty());
     command_of[m->subject] = m->fixes[0].command;
   }
@@ -165,13 +225,13 @@ TEST(check_integrity_hashes, reinstall_command_follows_the_package_manager) {
 TEST(check_integrity_hashes, nothing_without_verify) {
   facts::Facts f = verified_machine();
   f.integrity.requested = false;
-  EXPECT_FALSE(has_id(run_all(f), "integrity.hash_mismatch"));
+  EXPECT_FALSE(has_id(run_all(f), ids::k_integrity_hash_mismatch));
 }
 
 TEST(check_integrity_hashes, all_files_as_recorded_is_silent) {
   facts::Facts f = verified_machine();
   f.integrity.files.resize(1);
-  EXPECT_FALSE(has_id(run_all(f), "integrity.hash_mismatch"));
+  EXPECT_FALSE(has_id(run_all(f), ids::k_integrity_hash_mismatch));
 }
 
 facts::BinaryInfo binary(std::string path, std::string format, std::vector<std::string> problems) {
@@ -192,7 +252,7 @@ TEST(check_binary_damage, damaged_binary_is_an_error_without_verify) {
                                "(102400 bytes)",
                                "program header 2 lies past the end of the file"}));
   const auto findings = run_all(f);
-  const auto damaged = all_of(findings, "integrity.binary_damaged");
+  const auto damaged = all_of(findings, ids::k_integrity_binary_damaged);
   ASSERT_EQ(damaged.size(), 1U);
   const Finding* d = damaged[0];
   EXPECT_EQ(d->subject, "/usr/local/cuda-13.0/lib/libcudnn_graph.so.9");
@@ -208,7 +268,7 @@ TEST(check_binary_damage, long_problem_lists_are_shortened_in_the_message_only) 
   facts::Facts f = test::machine_without_gpu();
   f.binaries.push_back(binary("/x/libcudnn_graph.so.9", "elf", {"p1", "p2", "p3", "p4"}));
   const auto findings = run_all(f);
-  const Finding* d = find_id(findings, "integrity.binary_damaged");
+  const Finding* d = find_id(findings, ids::k_integrity_binary_damaged);
   ASSERT_TRUE(d);
   EXPECT_NE(d->message.find("p1; p2; and 2 more"), std::string::npos) << d->message;
   EXPECT_EQ(d->evidence.size(), 5U) << "the summary line and all four problems";
@@ -220,7 +280,7 @@ TEST(check_binary_damage, pe_and_unknown_formats_are_named) {
   f.binaries.push_back(binary("/x/libcudnn.so.9", "unknown", {"empty file"}));
   const auto findings = run_all(f);
   std::map<std::string, std::string> message_of;
-  for (const Finding* d : all_of(findings, "integrity.binary_damaged")) {
+  for (const Finding* d : all_of(findings, ids::k_integrity_binary_damaged)) {
     message_of[d->subject] = d->message;
   }
   EXPECT_NE(message_of["/c/cudnn64_9.dll"].find("complete PE file"), std::string::npos);
@@ -232,7 +292,7 @@ TEST(check_binary_damage, owning_package_from_verify_is_evidence) {
   facts::Facts f = verified_machine();
   f.binaries.push_back(binary(k_lib + "/libcudnn_graph.so.9", "elf", {"truncated"}));
   const auto findings = run_all(f);
-  const Finding* d = find_id(findings, "integrity.binary_damaged");
+  const Finding* d = find_id(findings, ids::k_integrity_binary_damaged);
   ASSERT_TRUE(d);
   const bool named = std::any_of(d->evidence.begin(), d->evidence.end(), [](const Evidence& e) {
     return e.source == "record:" + k_record

@@ -8,11 +8,13 @@
 #include <map>
 
 // Family 4 of the troubleshooting guide (permissions and security software) and planting risks:
-// who may read, map and replace the libraries the GPU stack loads, and what the search paths let
-// others slip in.
+// who may read, map and replace the libraries the GPU stack loads, whether the GPU's device nodes
+// exist and let the user in, and what the search paths let others slip in.
 namespace doctor::checks {
 
 namespace {
+
+namespace ids = kb::ids;
 
 // Permission bits from their octal text ("0755"); 0 for anything that is not octal.
 std::uint32_t mode_bits(std::string_view octal) {
@@ -94,7 +96,7 @@ void check_library_access(const facts::Facts& facts, const kb::KnowledgeBase&, F
     const std::uint32_t mode = mode_bits(b.mode);
     if (!user_can(facts, mode, b.uid, b.gid, 4)) {
       FindingDraft d;
-      d.id = "permission.library_unreadable";
+      d.id = ids::k_permission_library_unreadable;
       d.subject = b.path;
       d.params = {{"path", b.path},
                   {"mode", b.mode},
@@ -107,7 +109,7 @@ void check_library_access(const facts::Facts& facts, const kb::KnowledgeBase&, F
     }
     if ((mode & 0002U) != 0) {
       FindingDraft d;
-      d.id = "security.world_writable_library";
+      d.id = ids::k_security_world_writable_library;
       d.subject = b.path;
       d.params = {{"path", b.path}, {"mode", b.mode}};
       d.evidence.push_back(Evidence{"file:" + b.path, "mode " + b.mode});
@@ -116,7 +118,7 @@ void check_library_access(const facts::Facts& facts, const kb::KnowledgeBase&, F
     if (const facts::MountInfo* m = mount_of(facts, b.path)) {
       if (std::find(m->options.begin(), m->options.end(), "noexec") != m->options.end()) {
         FindingDraft d;
-        d.id = "permission.noexec_mount";
+        d.id = ids::k_permission_noexec_mount;
         d.subject = b.path;
         d.params = {{"path", b.path}, {"mount_point", m->mount_point}};
         d.evidence.push_back(Evidence{
@@ -126,6 +128,38 @@ void check_library_access(const facts::Facts& facts, const kb::KnowledgeBase&, F
       }
     }
   }
+}
+
+// NVML creates /dev/nvidiactl as root even without a driver, so only the per-GPU nodes
+// (/dev/nvidia0, /dev/nvidia1, …) show that a program here can open a GPU.
+void check_device_nodes(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  const auto& drv = facts.driver;
+  if (!drv.kernel_module_version || !drv.device_nodes) {
+    return;
+  }
+  std::vector<std::string> names;
+  bool gpu_node = false;
+  for (const facts::DeviceNode& n : *drv.device_nodes) {
+    names.push_back(n.path);
+    const std::string_view path = n.path;
+    const std::string_view name = path.substr(path.rfind('/') + 1);
+    if (name.size() > 6 && util::parse_uint(name.substr(6)) && n.kind == "character_device") {
+      gpu_node = true;
+    }
+  }
+  if (gpu_node) {
+    return;
+  }
+  FindingDraft d;
+  d.id = ids::k_driver_device_nodes_missing;
+  d.subject = "/dev/nvidia*";
+  d.params = {{"module_version", *drv.kernel_module_version},
+              {"nodes", names.empty() ? std::string("none") : util::join(names, ", ")}};
+  d.evidence.push_back(evidence_of(drv.kernel_module_version, "NVIDIA kernel module"));
+  d.evidence.push_back(
+      Evidence{drv.device_nodes.source(),
+               names.empty() ? "no /dev/nvidia* entries" : "entries: " + util::join(names, ", ")});
+  out.add(std::move(d));
 }
 
 // Only the per-GPU nodes and nvidiactl matter for running CUDA; they must be readable and
@@ -151,7 +185,7 @@ void check_device_access(const facts::Facts& facts, const kb::KnowledgeBase&, Fi
   }
   std::string group = std::to_string(groups.begin()->first);
   FindingDraft d;
-  d.id = "permission.device_nodes";
+  d.id = ids::k_permission_device_nodes;
   d.subject = "/dev/nvidia*";
   const std::string names =
       facts.user.group_names ? util::join(*facts.user.group_names, ", ") : "unknown";
@@ -191,7 +225,7 @@ void check_search_paths(const facts::Facts& facts, const kb::KnowledgeBase&, Fin
       // World-writable and not sticky (a sticky /tmp still lets anyone add new files).
       if ((mode & 0002U) != 0) {
         FindingDraft d;
-        d.id = "security.writable_search_dir";
+        d.id = ids::k_security_writable_search_dir;
         d.subject = dir;
         d.params = {{"dir", dir},
                     {"mode", p->mode},
@@ -207,7 +241,7 @@ void check_search_paths(const facts::Facts& facts, const kb::KnowledgeBase&, Fin
     const auto it = facts.environment.find(var);
     if (it != facts.environment.end() && !util::trim(it->second).empty()) {
       FindingDraft d;
-      d.id = "security.ld_preload";
+      d.id = ids::k_security_ld_preload;
       d.subject = var;
       d.params = {{"variable", var}, {"value", it->second}};
       d.evidence.push_back(Evidence{"env:" + std::string(var), it->second});
@@ -244,7 +278,7 @@ void check_unsafe_runpaths(const facts::Facts& facts, const kb::KnowledgeBase&, 
           continue;
         }
         FindingDraft d;
-        d.id = "security.unsafe_runpath";
+        d.id = ids::k_security_unsafe_runpath;
         d.subject = b.path;
         d.params = {{"path", b.path}, {"kind", kind}, {"entry", e}, {"why", why}};
         d.tags = {tag};

@@ -6,9 +6,14 @@
 
 #include <algorithm>
 
+// Family 1 of the troubleshooting guide (version compatibility), on the driver side: the driver
+// against the CUDA each framework build, cuDNN and toolkit needs, and the GPU against the driver
+// branch and the toolkits. versions.cpp holds the library side.
 namespace doctor::checks {
 
 namespace {
+
+namespace ids = kb::ids;
 
 const char* os_tag(kb::Os os) {
   return os == kb::Os::windows ? "windows" : "linux";
@@ -190,7 +195,7 @@ void check_driver_for_cuda(const facts::Facts& facts,
     d.evidence.insert(d.evidence.begin(), driver->evidence);
     const Version& needed = floor ? *floor : *full;
     if (driver->version < needed) {
-      d.id = "compat.driver_too_old";
+      d.id = ids::k_compat_driver_too_old;
       if (c.framework) {
         d.severity = Severity::error;
       }
@@ -207,7 +212,7 @@ void check_driver_for_cuda(const facts::Facts& facts,
                   "CUDA {} needs driver >= {} on {}", c.cuda.str(), needed.str(), os_tag(os))});
       out.add(std::move(d));
     } else if (full && driver->version < *full) {
-      d.id = "compat.driver_minor_compat_only";
+      d.id = ids::k_compat_driver_minor_compat_only;
       d.evidence.push_back(Evidence{
           "kb",
           fmt::format("CUDA {} was released with driver {} ({}); minor-version compatibility "
@@ -262,14 +267,14 @@ void check_gpu_driver_support(const facts::Facts& facts,
       d.tags.emplace_back("other_linux");
     }
     if (arch->last_branch && branch > *arch->last_branch) {
-      d.id = "compat.gpu_dropped_by_driver";
+      d.id = ids::k_compat_gpu_dropped_by_driver;
       out.add(std::move(d));
     } else if (arch->first_branch && branch < *arch->first_branch) {
-      d.id = "compat.gpu_needs_newer_driver";
+      d.id = ids::k_compat_gpu_needs_newer_driver;
       out.add(std::move(d));
     } else if (arch->linux_open_modules_only && os_of(facts) == kb::Os::linux
                && facts.driver.kernel_module_type.value_or("") == "proprietary") {
-      d.id = "compat.gpu_needs_open_module";
+      d.id = ids::k_compat_gpu_needs_open_module;
       d.evidence.push_back(
           evidence_of(facts.driver.kernel_module_type, "NVIDIA kernel module flavour"));
       out.add(std::move(d));
@@ -295,7 +300,7 @@ void check_gpu_toolkit_support(const facts::Facts& facts,
         continue;
       }
       FindingDraft d;
-      d.id = "compat.gpu_unsupported_by_toolkit";
+      d.id = ids::k_compat_gpu_unsupported_by_toolkit;
       d.subject = tk.path;
       d.params = {{"gpu", gpu.description},
                   {"cc", gpu.cc->str()},

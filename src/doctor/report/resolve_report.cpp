@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/report/resolve_report.hpp>
+#include <doctor/util/strings.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace doctor::report {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The inventory's entry for the file at `real_path`, with its installation; the first one when
+// several list it.
+struct InventoryEntry {
+  const facts::CudnnInstall* install = nullptr;
+  const facts::CudnnLibrary* library = nullptr;
+};
+
+InventoryEntry find_in_inventory(const std::vector<facts::CudnnInstall>& cudnn,
+                                 const std::string& real_path) {
+  for (const facts::CudnnInstall& inst : cudnn) {
+    for (const facts::CudnnLibrary& lib : inst.libraries) {
+      if (lib.real_path == real_path) {
+        return {&inst, &lib};
+      }
+    }
+  }
+  return {};
+}
+
+// Every candidate the report names: each winner, then the copies it shadows.
+template<typename Fn>
+void for_each_copy(const ResolveReport& report, Fn&& fn) {
+  for (const loader::LoadStep& step : report.steps) {
+    if (step.resolution.chosen) {
+      fn(*step.resolution.chosen);
+    }
+    for (const loader::Candidate& c : step.resolution.shadowed) {
+      fn(c);
+    }
+  }
+}
+
+// The label of a search step in the text's column: a long source ("RUNPATH of
+// /very/long/libfoo.so") keeps its first words there and is written out in full on the next line.
+constexpr std::size_t k_source_column = 28;
+
+Json copy_json(const ResolveReport& report, const loader::Candidate& c) {
+  return {{"path", c.path},
+          {"real_path", c.real_path},
+          {"via", loader::to_string(c.via)},
+          {"source", c.source},
+          {"about", describe_copy(report, c)}};
+}
+
+void render_tree_entries(const std::vector<TreeEntry>& entries, int depth, std::string& out) {
+  const std::string indent(static_cast<std::size_t>(depth) * 4, ' ');
+  for (const TreeEntry& e : entries) {
+    const loader::Resolution& r = e.resolution;
+    if (!r.chosen) {
+      out += r.fatal_error != 0 ? fmt::format("{}{} fails: {}\n", indent, e.name, r.fatal_message)
+                                : fmt::format("{}{} not found\n", indent, e.name);
+      std::size_t n = 0;
+      for (const loader::SearchStep& s : r.steps) {
+        out += fmt::format("{}    {}. {}: {}{}\n",
+                           indent,
+                           ++n,
+                           s.source,
+                           s.path.empty() ? "" : s.path + ": ",
+                           s.outcome);
+      }
+      continue;
+    }
+    out += fmt::format("{}{} => {} [{}]{}\n",
+                       indent,
+                       e.name,
+                       r.chosen->path,
+                       r.chosen->source,
+                       e.seen ? " (see above)" : "");
+    render_tree_entries(e.needed, depth + 1, out);
+  }
+}
+
+} // namespace
+
+std::vector<std::string> files_outside_inventory(const ResolveReport& report) {
+  std::vector<std::string> out;
+  for_each_copy(report, [&](const loader::Candidate& c) {
+    if (!c.real_path.empty() && find_in_inventory(report.cudnn, c.real_path).library == nullptr
+        && std::find(out.begin(), out.end(), c.real_path) == out.end()) {
+      out.push_back(c.real_path);
+    }
+  });
+  return out;
+}
+
+std::string describe_copy(const ResolveReport& report, const loader::Candidate& c) {
+  std::vector<std::string> parts;
+  if (const InventoryEntry in = find_in_inventory(report.cudnn, c.real_path); in.library) {
+    std::string v =
+        in.library->version ? "version " + in.library->version->str() : "version unknown";
+    if (in.install->package) {
+      v += " (" + *in.install->package + ")";
+    }
+    parts.push_back(std::move(v));
+  } else if (!c.real_path.empty()) {
+    if (const auto v = report.file_versions.find(c.real_path); v != report.file_versions.end()) {
+      parts.push_back("cuDNN " + v->second.str());
+    }
+  }
+  if (c.binary != nullptr) {
+    parts.push_back(fmt::format("{} {}-bit {}{}",
+                                c.binary->format == "elf" ? "ELF" : c.binary->format,
+                                c.binary->bits,
+                                c.binary->machine,
+                                c.binary->soname.empty() ? "" : ", soname " + c.binary->soname));
+  }
+  return util::join(parts, ", ");
+}
+
+std::string render_resolve_text(const ResolveReport& report) {
+  std::string out;
+  if (!report.context.empty()) {
+    out += report.context + "\n\n";
+  }
+  for (const loader::LoadStep& step : report.steps) {
+    const loader::Resolution& r = step.resolution;
+    if (r.chosen) {
+      out += fmt::format("{} => {} [{}]\n", r.name, r.chosen->path, r.chosen->source);
+      const std::string about = describe_copy(report, *r.chosen);
+      if (!about.empty()) {
+        out += "  " + about + "\n";
+      }
+      if (r.chosen->real_path != r.chosen->path) {
+        out += "  real file " + r.chosen->real_path + "\n";
+      }
+    } else if (r.fatal_error != 0) {
+      out +=
+          fmt::format("{} => fails: {} (dlopen stops the search there)\n", r.name, r.fatal_message);
+    } else {
+      out += fmt::format("{} => not found\n", r.name);
+    }
+    out +=
+        fmt::format("  asked for by {}{}\n",
+                    r.requested_by.empty() ? "a program without RPATH or RUNPATH" : r.requested_by,
+                    step.reason.empty() ? "" : " (" + step.reason + ")");
+    out += "  paths considered, in order:\n";
+    std::size_t n = 0;
+    for (const loader::SearchStep& s : r.steps) {
+      const bool long_source = s.source.size() > k_source_column;
+      const auto of = s.source.find(" of ");
+      const std::string label = !long_source ? s.source
+                                : of != std::string::npos && of + 3 <= k_source_column
+                                    ? s.source.substr(0, of)
+                                    : s.source.substr(0, k_source_column);
+      out += fmt::format(
+          "    {:>2}. {:<28} {}{}\n", ++n, label, s.path.empty() ? "" : s.path + ": ", s.outcome);
+      if (long_source) {
+        out += fmt::format("        ({})\n", s.source);
+      }
+    }
+    if (!r.shadowed.empty()) {
+      out += "  other copies, which lose:\n";
+      for (const loader::Candidate& c : r.shadowed) {
+        const std::string about = describe_copy(report, c);
+        out += fmt::format(
+            "    {}{} [{}]\n", c.path, about.empty() ? "" : " (" + about + ")", c.source);
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_resolve_json(const ResolveReport& report) {
+  Json j;
+  j["schema"] = std::string(k_resolve_schema);
+  j["context"] = report.context;
+  Json list = Json::array();
+  for (const loader::LoadStep& step : report.steps) {
+    const loader::Resolution& r = step.resolution;
+    Json e;
+    e["name"] = r.name;
+    e["requested_by"] = r.requested_by.empty() ? Json(nullptr) : Json(r.requested_by);
+    e["reason"] = step.reason;
+    e["found"] = r.chosen ? copy_json(report, *r.chosen) : Json(nullptr);
+    if (r.fatal_error != 0) {
+      e["error"] = r.fatal_message;
+    }
+    Json considered = Json::array();
+    for (const loader::SearchStep& s : r.steps) {
+      considered.push_back({{"via", loader::to_string(s.via)},
+                            {"source", s.source},
+                            {"path", s.path},
+                            {"outcome", s.outcome},
+                            {"loadable", s.found}});
+    }
+    e["considered"] = considered;
+    Json others = Json::array();
+    for (const loader::Candidate& c : r.shadowed) {
+      others.push_back(copy_json(report, c));
+    }
+    e["shadowed"] = others;
+    list.push_back(e);
+  }
+  j["resolutions"] = list;
+  return j.dump(2) + "\n";
+}
+
+std::string render_resolve_tree(const ResolveTree& tree) {
+  std::string out =
+      fmt::format("{} [{}]\n", tree.path, tree.soname.empty() ? "no soname" : tree.soname);
+  render_tree_entries(tree.needed, 1, out);
+  return out;
+}
+
+} // namespace doctor::report
