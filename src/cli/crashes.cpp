@@ -6,6 +6,7 @@
 
 #include <doctor/collect/crash_evidence.hpp>
 #include <doctor/crash/analysis.hpp>
+#include <doctor/kb/finding_ids.hpp>
 #include <doctor/kb/render.hpp>
 #include <doctor/report/crash_report.hpp>
 
@@ -82,7 +83,7 @@ int run_crashes(const CrashesOptions& options) {
             return s.source.starts_with("eventlog:");
           })) {
     FindingDraft draft;
-    draft.id = "crash.no_persistent_log";
+    draft.id = kb::ids::k_crash_no_persistent_log;
     draft.tags = {"linux"};
     if (auto note = kb::render(kb, draft)) {
       report.notes.push_back(std::move(*note));

@@ -3,6 +3,7 @@
 #include <doctor/crash/incident_build.hpp>
 #include <doctor/crash/observation_kinds.hpp>
 #include <doctor/kb/crash_catalog.hpp>
+#include <doctor/kb/finding_ids.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -16,12 +17,11 @@ namespace doctor::crash {
 
 namespace {
 
-constexpr std::int64_t k_second = 1000000;
-constexpr std::int64_t k_burst = k_second;                  // a burst: within one second
-constexpr std::int64_t k_repeat = k_second * 60 * 10;       // a repeating error: 10 minutes
-constexpr std::int64_t k_secondary_window = 30 * k_second;  // Xid 43/45 after another Xid
-constexpr std::int64_t k_crash_window = k_second * 60 * 30; // a 6008 and the restart it records
-constexpr std::int64_t k_aer_window = 120 * k_second;       // PCIe errors before a GPU was lost
+constexpr std::int64_t k_burst = k_one_second;                  // a burst: within one second
+constexpr std::int64_t k_repeat = k_one_second * 60 * 10;       // a repeating error: 10 minutes
+constexpr std::int64_t k_secondary_window = 30 * k_one_second;  // Xid 43/45 after another Xid
+constexpr std::int64_t k_crash_window = k_one_second * 60 * 30; // a 6008 and the restart it records
+constexpr std::int64_t k_aer_window = 120 * k_one_second;       // PCIe errors before a GPU was lost
 constexpr std::size_t k_max_origins = 8;
 constexpr std::size_t k_max_evidence = 12;
 constexpr std::size_t k_lookback = 64;
@@ -51,11 +51,11 @@ std::optional<std::int64_t> distance(const When& a, const When& b) {
 bool shortly_after(const Incident& a, const Incident& b, std::int64_t window) {
   if (a.last.utc_usec && b.when.utc_usec) {
     const std::int64_t d = *b.when.utc_usec - *a.last.utc_usec;
-    return d >= -k_second && d <= window;
+    return d >= -k_one_second && d <= window;
   }
   if (a.last.uptime_usec && b.when.uptime_usec && a.last.boot == b.when.boot) {
     const std::int64_t d = *b.when.uptime_usec - *a.last.uptime_usec;
-    return d >= -k_second && d <= window;
+    return d >= -k_one_second && d <= window;
   }
   return !a.origins.empty() && !b.origins.empty() && a.origins[0].source == b.origins[0].source
          && !b.when.utc_usec && !b.when.uptime_usec;
@@ -413,7 +413,7 @@ std::vector<Incident> analyse(std::vector<Observation> observations,
 }
 
 std::vector<std::string> incident_finding_ids(const kb::KnowledgeBase& kb) {
-  std::set<std::string> ids = {"crash.no_persistent_log"};
+  std::set<std::string> ids = {std::string(kb::ids::k_crash_no_persistent_log)};
   for (const KindInfo& k : observation_kinds()) {
     ids.emplace(k.finding);
   }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/explain/machine_join.hpp>
+#include <doctor/kb/finding_ids.hpp>
 #include <doctor/loader/facts_probe.hpp>
 #include <doctor/loader/linux_search.hpp>
 #include <doctor/loader/windows_search.hpp>
@@ -201,7 +202,7 @@ void join_machine(ExplainResult& result,
     }
     if (is_library_class(cls)) {
       const std::string* lib = cause_lib(c);
-      std::string fixed = c.finding.id == "log.zlibwapi_missing" ? "zlibwapi.dll" : "";
+      std::string fixed = c.finding.id == kb::ids::k_log_zlibwapi_missing ? "zlibwapi.dll" : "";
       if (lib != nullptr) {
         join_library(c, *lib, facts, windows);
       } else if (!fixed.empty()) {
