@@ -20,7 +20,7 @@ namespace {
 constexpr const char* k_schema = "cudnn-doctor-hashes/1";
 constexpr const char* k_dir_name = "cudnn-doctor";
 // A cache of every GPU library of a big machine is a few hundred KB; anything larger is not ours.
-constexpr std::size_t k_max_cache = std::size_t{64} * 1024 * 1024;
+constexpr std::size_t k_max_cache_file = std::size_t{64} * 1024 * 1024;
 
 std::size_t hex_length(platform::HashAlgorithm algorithm) {
   return algorithm == platform::HashAlgorithm::sha256 ? 64 : 32;
@@ -100,7 +100,7 @@ HashCache HashCache::open(const fs::path& dir) {
     return cache;
   }
   cache.m_file = dir / k_file_name;
-  auto text = platform::read_file(cache.m_file, k_max_cache);
+  auto text = platform::read_file(cache.m_file, k_max_cache_file);
   if (!text) {
     return cache;
   }

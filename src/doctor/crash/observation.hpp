@@ -18,6 +18,9 @@ namespace doctor::crash {
 using formats::Origin;
 using formats::When;
 
+// One second in When's microseconds.
+inline constexpr std::int64_t k_one_second = 1000000;
+
 // What kind of event was observed. The names (to_string) are public: they appear in the JSON
 // output as the incident's "kind". Append only.
 enum class ObservationKind {

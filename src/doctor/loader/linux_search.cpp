@@ -34,13 +34,13 @@ std::uint64_t elf_header_size(unsigned bits) {
   return bits == 32 ? 52U : 64U;
 }
 
-class Search {
+class LinuxSearch {
 public:
-  Search(std::string_view name,
-         const std::vector<LoaderObject>& chain,
-         const LinuxLoaderConfig& config,
-         FileProbe& probe,
-         bool use_preload)
+  LinuxSearch(std::string_view name,
+              const std::vector<LoaderObject>& chain,
+              const LinuxLoaderConfig& config,
+              FileProbe& probe,
+              bool use_preload)
       : m_name(name)
       , m_chain(chain)
       , m_config(config)
@@ -92,10 +92,10 @@ private:
   std::set<std::string> m_tried;
 };
 
-void Search::skip(FoundVia via,
-                  const std::string& source,
-                  const std::string& what,
-                  std::string why) {
+void LinuxSearch::skip(FoundVia via,
+                       const std::string& source,
+                       const std::string& what,
+                       std::string why) {
   m_result.steps.push_back(SearchStep{via, source, what, std::move(why), false});
 }
 
@@ -103,10 +103,10 @@ void Search::skip(FoundVia via,
 // header ("file too short") or without the ELF magic ("invalid ELF header") is fatal: it signals
 // the error and dlopen fails, although a good copy may come later. The model records the failure
 // once and lists what the search would have met afterwards, so the report can name the good copy.
-void Search::fail_at(const std::string& path,
-                     FoundVia via,
-                     const std::string& source,
-                     std::string why) {
+void LinuxSearch::fail_at(const std::string& path,
+                          FoundVia via,
+                          const std::string& source,
+                          std::string why) {
   if (m_result.chosen || m_result.fatal_error != 0) {
     skip(via, source, path, fmt::format("{} (dlopen would fail here)", why));
     return;
@@ -120,7 +120,7 @@ void Search::fail_at(const std::string& path,
 // otherwise ld.so moves on silently ("wrong ELF class": open_verify sets found_other_class and
 // goes on; elf_machine_matches_host likewise), which is exactly why a 32-bit copy early on the
 // path never explains itself at run time.
-void Search::try_file(const std::string& path, FoundVia via, const std::string& source) {
+void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::string& source) {
   if (!m_tried.insert(path).second) {
     skip(via, source, path, "already tried");
     return;
@@ -189,9 +189,9 @@ void Search::try_file(const std::string& path, FoundVia via, const std::string& 
 // model: a program without RPATH or RUNPATH); one that fails to load is ignored with a warning.
 // _dl_map_object (elf/dl-load.c) then answers any request whose name matches a loaded object's
 // name (_dl_name_match_p) or its DT_SONAME before it searches anything.
-void Search::try_preloaded() {
+void LinuxSearch::try_preloaded() {
   for (std::string_view entry : split_preload_list(m_config.ld_preload)) {
-    const Resolution pre = Search(entry, {}, m_config, m_probe, false).run();
+    const Resolution pre = LinuxSearch(entry, {}, m_config, m_probe, false).run();
     if (!pre.chosen) {
       continue;
     }
@@ -215,7 +215,7 @@ void Search::try_preloaded() {
   }
 }
 
-void Search::try_dir(const std::string& dir, FoundVia via, const std::string& source) {
+void LinuxSearch::try_dir(const std::string& dir, FoundVia via, const std::string& source) {
   const std::string hwcaps = util::join_path(dir, "glibc-hwcaps");
   if (m_probe.probe(hwcaps).is_dir) {
     for (const char* sub : k_hwcaps_x86_64) {
@@ -227,10 +227,10 @@ void Search::try_dir(const std::string& dir, FoundVia via, const std::string& so
   try_file(util::join_path(dir, m_name), via, source);
 }
 
-void Search::search_list(const std::vector<std::string>& entries,
-                         const std::string& object_path,
-                         FoundVia via,
-                         const std::string& source) {
+void LinuxSearch::search_list(const std::vector<std::string>& entries,
+                              const std::string& object_path,
+                              FoundVia via,
+                              const std::string& source) {
   for (const std::string& entry : entries) {
     const auto dir = expand_tokens(entry, object_path, m_config);
     if (!dir) {
@@ -248,7 +248,7 @@ void Search::search_list(const std::vector<std::string>& entries,
   }
 }
 
-Resolution Search::run() {
+Resolution LinuxSearch::run() {
   if (m_use_preload && !m_config.ld_preload.empty()) {
     try_preloaded();
   }
@@ -498,7 +498,7 @@ Resolution resolve_linux(std::string_view name,
                          const std::vector<LoaderObject>& chain,
                          const LinuxLoaderConfig& config,
                          FileProbe& probe) {
-  return Search(name, chain, config, probe, true).run();
+  return LinuxSearch(name, chain, config, probe, true).run();
 }
 
 } // namespace doctor::loader

@@ -50,12 +50,12 @@ std::string image_problem(const facts::BinaryInfo* binary, const WindowsLoaderCo
   return {};
 }
 
-class Search {
+class WindowsSearch {
 public:
-  Search(std::string_view name,
-         const WindowsLoadRequest& request,
-         const WindowsLoaderConfig& config,
-         FileProbe& probe)
+  WindowsSearch(std::string_view name,
+                const WindowsLoadRequest& request,
+                const WindowsLoaderConfig& config,
+                FileProbe& probe)
       : m_file(with_default_extension(name))
       , m_request(request)
       , m_config(config)
@@ -102,7 +102,7 @@ private:
 // The first file of the name wins, loadable or not: unlike ld.so, the Windows loader does not skip
 // a DLL of the wrong architecture and search on, it fails with error 193. Later copies are listed
 // as shadowed so that a report can say where a loadable copy is.
-void Search::try_file(const std::string& path, FoundVia via, const std::string& source) {
+void WindowsSearch::try_file(const std::string& path, FoundVia via, const std::string& source) {
   const std::string key = windows_path_key(path);
   if (!m_tried.insert(key).second) {
     skip(via, source, path, "already tried");
@@ -157,7 +157,7 @@ void Search::try_file(const std::string& path, FoundVia via, const std::string& 
   m_result.shadowed.push_back(std::move(c));
 }
 
-void Search::try_dir(const SearchDir& dir) {
+void WindowsSearch::try_dir(const SearchDir& dir) {
   if (dir.path.empty()) {
     if (dir.via == FoundVia::app_dir) {
       m_result.unknown = true;
@@ -178,7 +178,7 @@ void Search::try_dir(const SearchDir& dir) {
 // "If a DLL with the same module name is already loaded in memory, the system uses the loaded
 // DLL, no matter which directory it is in" (search-order documentation, "Factors that affect
 // searching"). Only a bare name is matched by module name; a full path matches the same file.
-bool Search::try_loaded_module() {
+bool WindowsSearch::try_loaded_module() {
   const bool by_path = m_file.find_first_of("\\/") != std::string::npos;
   for (const LoadedModule& m : m_request.loaded) {
     const bool match = by_path ? same_name(normalize_windows_path(m_file), m.path)
@@ -204,7 +204,7 @@ bool Search::try_loaded_module() {
   return false;
 }
 
-void Search::add_path_entries(std::vector<SearchDir>& out, FoundVia via) {
+void WindowsSearch::add_path_entries(std::vector<SearchDir>& out, FoundVia via) {
   for (const std::string& entry : split_windows_path_list(m_config.path)) {
     if (is_absolute_windows_path(entry)) {
       out.push_back({normalize_windows_path(entry), via, "PATH"});
@@ -222,7 +222,7 @@ void Search::add_path_entries(std::vector<SearchDir>& out, FoundVia via) {
 // are searched in this order: DLL_LOAD_DIR, APPLICATION_DIR, USER_DIRS, SYSTEM32" (search-order
 // documentation); DEFAULT_DIRS is APPLICATION_DIR | SYSTEM32 | USER_DIRS (LoadLibraryExW
 // reference). "Directories in the standard search path are not searched."
-std::vector<SearchDir> Search::search_flags_order(std::uint32_t bits) {
+std::vector<SearchDir> WindowsSearch::search_flags_order(std::uint32_t bits) {
   if ((bits & k_load_library_search_default_dirs) != 0) {
     bits |= k_load_library_search_application_dir | k_load_library_search_user_dirs
             | k_load_library_search_system32;
@@ -270,7 +270,7 @@ std::vector<SearchDir> Search::search_flags_order(std::uint32_t bits) {
 // comes second. LOAD_WITH_ALTERED_SEARCH_PATH with a full path puts the loaded DLL's directory in
 // place of the application directory ("That's the only way in which they differ"). SetDllDirectory
 // inserts its directory after the first and drops the current directory.
-std::vector<SearchDir> Search::standard_order() {
+std::vector<SearchDir> WindowsSearch::standard_order() {
   std::vector<SearchDir> out;
   const bool altered = (m_request.flags & k_load_with_altered_search_path) != 0
                        && is_absolute_windows_path(m_request.load_dir);
@@ -307,7 +307,7 @@ std::vector<SearchDir> Search::standard_order() {
 
 // In LOAD_LIBRARY_SEARCH mode PATH and the current directory are not searched; users expect them
 // to be, so each is listed, and a copy of the DLL there is pointed out.
-void Search::list_not_searched() {
+void WindowsSearch::list_not_searched() {
   std::vector<SearchDir> dirs;
   if (!m_config.current_dir.empty()) {
     dirs.push_back({m_config.current_dir, FoundVia::current_dir, "current directory"});
@@ -332,7 +332,7 @@ void Search::list_not_searched() {
 
 // "If more than one path has been added, the order in which the paths are searched is
 // unspecified": when another AddDllDirectory directory holds a different copy, say so.
-void Search::note_unspecified_user_dir_order() {
+void WindowsSearch::note_unspecified_user_dir_order() {
   if (!m_result.chosen || m_result.chosen->via != FoundVia::user_dirs) {
     return;
   }
@@ -351,7 +351,7 @@ void Search::note_unspecified_user_dir_order() {
   }
 }
 
-Resolution Search::run() {
+Resolution WindowsSearch::run() {
   if (try_loaded_module()) {
     return std::move(m_result);
   }
@@ -555,7 +555,7 @@ Resolution resolve_windows(std::string_view dll_name,
                            const WindowsLoadRequest& request,
                            const WindowsLoaderConfig& config,
                            FileProbe& probe) {
-  return Search(dll_name, request, config, probe).run();
+  return WindowsSearch(dll_name, request, config, probe).run();
 }
 
 } // namespace doctor::loader

@@ -49,7 +49,7 @@ std::map<std::string, std::size_t> roots_by_class(const CrashReport& r, std::siz
   return by_class;
 }
 
-std::string summary_line(const CrashReport& r) {
+std::string crash_summary_line(const CrashReport& r) {
   std::size_t roots = 0;
   const auto by_class = roots_by_class(r, roots);
   std::vector<std::string> parts;
@@ -156,7 +156,7 @@ std::string when_text(const crash::When& when) {
 std::string render_crashes_text(const CrashReport& r, const CrashMeta& meta, bool color) {
   const Style st{color};
   std::string out = st.bold(fmt::format("cudnn-doctor crashes — {}", meta.target)) + "\n";
-  out += summary_line(r) + "\n";
+  out += crash_summary_line(r) + "\n";
   const auto follows = consequences(r);
   for (std::size_t i = 0; i < r.incidents.size(); ++i) {
     if (!r.incidents[i].consequence_of) {
@@ -286,7 +286,7 @@ std::string render_crashes_json(const CrashReport& r, const CrashMeta& meta) {
 
 std::string render_crashes_markdown(const CrashReport& r, const CrashMeta& meta) {
   std::string out =
-      fmt::format("## cudnn-doctor crashes — {}\n\n{}\n\n", meta.target, summary_line(r));
+      fmt::format("## cudnn-doctor crashes — {}\n\n{}\n\n", meta.target, crash_summary_line(r));
   if (!r.incidents.empty()) {
     out += "| # | time | kind | code | incident | cause class |\n|---|---|---|---|---|---|\n";
     for (std::size_t i = 0; i < r.incidents.size(); ++i) {

@@ -9,7 +9,7 @@ namespace doctor::report {
 
 namespace {
 
-std::string summary_line(const std::vector<Finding>& findings) {
+std::string findings_summary_line(const std::vector<Finding>& findings) {
   int counts[4] = {0, 0, 0, 0};
   for (const Finding& f : findings) {
     ++counts[static_cast<int>(f.severity)];
@@ -43,7 +43,7 @@ std::string render_text(const Report& report, bool color) {
       out += line.values[i] + "\n";
     }
   }
-  out += "\n" + st.bold(fmt::format("Findings: {}", summary_line(report.findings))) + "\n";
+  out += "\n" + st.bold(fmt::format("Findings: {}", findings_summary_line(report.findings))) + "\n";
   for (const Finding& f : report.findings) {
     out += "\n";
     out += st.apply(severity_color(f.severity), fmt::format("{:<8}", severity_label(f.severity)));

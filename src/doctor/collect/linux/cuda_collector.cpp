@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/read_limits.hpp>
 #include <doctor/formats/text_formats.hpp>
 #include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
@@ -15,28 +16,28 @@ using namespace facts; // the collectors fill in the facts model
 
 namespace {
 
-constexpr std::size_t k_max_text = std::size_t{4} * 1024 * 1024;
-
-struct Candidate {
+struct ToolkitCandidate {
   std::string path;
   std::string via;
 };
 
-void add_candidate(std::vector<Candidate>& out, std::string_view path, std::string via) {
-  out.push_back(Candidate{util::normalize_path(path), std::move(via)});
+void add_toolkit_candidate(std::vector<ToolkitCandidate>& out,
+                           std::string_view path,
+                           std::string via) {
+  out.push_back(ToolkitCandidate{util::normalize_path(path), std::move(via)});
 }
 
 // Every place a toolkit is commonly put or pointed at, in the order a user would think of them.
-std::vector<Candidate> candidates(const platform::SysRoot& root, const Facts& facts) {
-  std::vector<Candidate> out;
+std::vector<ToolkitCandidate> candidates(const platform::SysRoot& root, const Facts& facts) {
+  std::vector<ToolkitCandidate> out;
   for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"}) {
     if (auto v = root.env().get(var); v && !v->empty()) {
-      add_candidate(out, *v, fmt::format("env:{}", var));
+      add_toolkit_candidate(out, *v, fmt::format("env:{}", var));
     }
   }
   for (const std::string& dir : root.env().list("PATH")) {
     if (dir.front() == '/' && root.is_file(util::join_path(dir, "nvcc"))) {
-      add_candidate(out, util::parent_path(dir), "PATH:nvcc");
+      add_toolkit_candidate(out, util::parent_path(dir), "PATH:nvcc");
     }
   }
   for (const char* base : {"/usr/local", "/opt"}) {
@@ -46,18 +47,19 @@ std::vector<Candidate> candidates(const platform::SysRoot& root, const Facts& fa
     }
     for (const platform::DirEntry& e : *entries) {
       if (e.name == "cuda" || e.name.starts_with("cuda-")) {
-        add_candidate(out, util::join_path(base, e.name), fmt::format("dir:{}/cuda*", base));
+        add_toolkit_candidate(
+            out, util::join_path(base, e.name), fmt::format("dir:{}/cuda*", base));
       }
     }
   }
   for (const PythonEnv& env : facts.python_envs) {
     if (env.kind == "conda") {
-      add_candidate(out, env.prefix, fmt::format("conda:{}", env.prefix));
+      add_toolkit_candidate(out, env.prefix, fmt::format("conda:{}", env.prefix));
     }
   }
   // Debian's nvidia-cuda-toolkit package installs into /usr with nvcc in /usr/bin.
   if (root.is_file("/usr/lib/nvidia-cuda-toolkit/bin/nvcc")) {
-    add_candidate(out, "/usr/lib/nvidia-cuda-toolkit", "dir:/usr/lib/nvidia-cuda-toolkit");
+    add_toolkit_candidate(out, "/usr/lib/nvidia-cuda-toolkit", "dir:/usr/lib/nvidia-cuda-toolkit");
   }
   return out;
 }
@@ -99,20 +101,20 @@ Fact<Version> runtime_version(const platform::SysRoot& root,
 
 Fact<Version> toolkit_version(const platform::SysRoot& root, const std::string& tk) {
   const std::string json = util::join_path(tk, "version.json");
-  if (auto text = root.read_file(json, k_max_text)) {
+  if (auto text = root.read_file(json, k_max_text_file)) {
     if (auto v = formats::parse_cuda_version_json(*text)) {
       return Fact<Version>::known(*v, fmt::format("file:{}", json));
     }
   }
   const std::string txt = util::join_path(tk, "version.txt");
-  if (auto text = root.read_file(txt, k_max_text)) {
+  if (auto text = root.read_file(txt, k_max_text_file)) {
     if (auto v = formats::parse_cuda_version_txt(*text)) {
       return Fact<Version>::known(*v, fmt::format("file:{}", txt));
     }
   }
   for (const char* header : {"include/cuda.h", "include/cuda_runtime_api.h"}) {
     const std::string path = util::join_path(tk, header);
-    if (auto text = root.read_file(path, k_max_text)) {
+    if (auto text = root.read_file(path, k_max_text_file)) {
       if (auto v = formats::parse_cuda_header(*text)) {
         return Fact<Version>::known(*v, fmt::format("file:{}", path));
       }
@@ -220,7 +222,7 @@ std::vector<std::string> library_dirs(const platform::SysRoot& root, const std::
 
 void collect_cuda(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
   std::map<std::string, CudaToolkit> by_path;
-  for (const Candidate& c : candidates(root, facts)) {
+  for (const ToolkitCandidate& c : candidates(root, facts)) {
     auto real = toolkit_root(root, c.path);
     if (!real || !root.is_dir(*real)) {
       continue;

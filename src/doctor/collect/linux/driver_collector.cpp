@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/read_limits.hpp>
 #include <doctor/formats/text_formats.hpp>
 #include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
@@ -14,8 +15,6 @@ namespace doctor::collect {
 using namespace facts; // the collectors fill in the facts model
 
 namespace {
-
-constexpr std::size_t k_small_file = std::size_t{1024} * 1024;
 
 // Directories where distributions and NVIDIA's installers put the user-space driver, beyond the
 // linker's own configuration: Debian's alternatives target, WSL's driver store mount, and the
@@ -36,7 +35,7 @@ std::string octal_mode(std::uint32_t mode) {
 
 void collect_module(const platform::SysRoot& root, DriverInfo& d) {
   constexpr const char* k_proc = "/proc/driver/nvidia/version";
-  if (auto text = root.read_file(k_proc, k_small_file)) {
+  if (auto text = root.read_file(k_proc, k_max_small_file)) {
     if (auto parsed = formats::parse_nvidia_proc_version(*text)) {
       const std::string source = fmt::format("file:{}", k_proc);
       d.kernel_module_version = Fact<std::string>::known(parsed->version, source);
@@ -64,7 +63,7 @@ void collect_module(const platform::SysRoot& root, DriverInfo& d) {
   }
 
   constexpr const char* k_sys = "/sys/module/nvidia/version";
-  if (auto text = root.read_file(k_sys, k_small_file)) {
+  if (auto text = root.read_file(k_sys, k_max_small_file)) {
     d.sys_module_version = Fact<std::string>::known(util::sanitize(util::trim(*text), 64),
                                                     fmt::format("file:{}", k_sys));
   } else {
@@ -74,7 +73,7 @@ void collect_module(const platform::SysRoot& root, DriverInfo& d) {
             : fmt::format("cannot read {}: {}", k_sys, text.error().message));
   }
 
-  if (auto text = root.read_file("/proc/modules", 4 * k_small_file)) {
+  if (auto text = root.read_file("/proc/modules", 4 * k_max_small_file)) {
     std::vector<std::string> gpu_modules;
     bool nouveau = false;
     for (std::string& m : formats::parse_proc_modules(*text)) {
@@ -218,7 +217,7 @@ void collect_installed_modules(const platform::SysRoot& root, DriverInfo& d) {
       }
       KernelModules k;
       k.kernel_release = util::sanitize(e.name, 100);
-      if (auto dep = root.read_file(util::join_path(dir, "modules.dep"), 16 * k_small_file)) {
+      if (auto dep = root.read_file(util::join_path(dir, "modules.dep"), 16 * k_max_small_file)) {
         for (const std::string& path : formats::parse_modules_dep_nvidia(*dep)) {
           k.nvidia_modules.push_back(path.starts_with('/') ? path : util::join_path(dir, path));
         }

@@ -17,7 +17,7 @@ using namespace facts; // the collectors fill in the facts model
 namespace {
 
 constexpr std::size_t k_max_conf = std::size_t{1024} * 1024;
-constexpr std::size_t k_max_cache = std::size_t{64} * 1024 * 1024;
+constexpr std::size_t k_max_ld_so_cache = std::size_t{64} * 1024 * 1024;
 constexpr int k_max_include_depth = 16;
 
 // Expands an "include" pattern of ld.so.conf. ldconfig runs glob(3) on it; only the last
@@ -137,7 +137,7 @@ void collect_linker(const platform::SysRoot& root, const CollectOptions&, Facts&
     linker.conf_dirs = Fact<std::vector<std::string>>::unknown("/etc/ld.so.conf does not exist");
   }
 
-  auto data = root.read_file("/etc/ld.so.cache", k_max_cache);
+  auto data = root.read_file("/etc/ld.so.cache", k_max_ld_so_cache);
   if (!data) {
     linker.cache = Fact<std::vector<LdCacheEntry>>::unknown(
         data.error().code == ErrorCode::not_found

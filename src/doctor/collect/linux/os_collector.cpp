@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/read_limits.hpp>
 #include <doctor/formats/text_formats.hpp>
 #include <doctor/platform/mapped_file.hpp>
 #include <doctor/util/strings.hpp>
@@ -12,7 +13,6 @@ using namespace facts; // the collectors fill in the facts model
 
 namespace {
 
-constexpr std::size_t k_small_file = std::size_t{1024} * 1024;
 constexpr std::size_t k_max_libc = std::size_t{32} * 1024 * 1024;
 
 // Where glibc's libc.so.6 lives on the distributions we know, with the architecture each
@@ -78,7 +78,7 @@ std::optional<Version> glibc_version_from(std::string_view libc) {
 
 void collect_os_release(const platform::SysRoot& root, OsInfo& os) {
   for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
-    auto text = root.read_file(path, k_small_file);
+    auto text = root.read_file(path, k_max_small_file);
     if (!text) {
       continue;
     }
@@ -139,7 +139,7 @@ void collect_os(const platform::SysRoot& root, const CollectOptions&, Facts& fac
   OsInfo& os = facts.os;
   collect_os_release(root, os);
 
-  if (auto text = root.read_file("/proc/sys/kernel/osrelease", k_small_file)) {
+  if (auto text = root.read_file("/proc/sys/kernel/osrelease", k_max_small_file)) {
     os.kernel_release = Fact<std::string>::known(util::sanitize(util::trim(*text), 100),
                                                  "file:/proc/sys/kernel/osrelease");
   } else {
@@ -153,7 +153,7 @@ void collect_os(const platform::SysRoot& root, const CollectOptions&, Facts& fac
       "no libc.so.6 with a known ELF machine type or multiarch directory was found");
   collect_libc(root, os);
 
-  if (auto text = root.read_file("/proc/cpuinfo", 8 * k_small_file)) {
+  if (auto text = root.read_file("/proc/cpuinfo", 8 * k_max_small_file)) {
     const formats::CpuInfo cpu = formats::parse_cpuinfo(*text);
     os.cpu_model = cpu.model.empty()
                        ? Fact<std::string>::unknown("/proc/cpuinfo names no CPU model")
@@ -165,7 +165,7 @@ void collect_os(const platform::SysRoot& root, const CollectOptions&, Facts& fac
     os.cpu_count = Fact<std::uint64_t>::unknown("cannot read /proc/cpuinfo");
   }
 
-  auto meminfo = root.read_file("/proc/meminfo", k_small_file);
+  auto meminfo = root.read_file("/proc/meminfo", k_max_small_file);
   const auto fields =
       meminfo ? formats::parse_meminfo(*meminfo) : std::map<std::string, std::uint64_t>{};
   auto mem = [&](const char* key) {

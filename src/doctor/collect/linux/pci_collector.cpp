@@ -13,14 +13,14 @@ using namespace facts; // the collectors fill in the facts model
 namespace {
 
 constexpr std::uint32_t k_nvidia_vendor = 0x10de;
-constexpr std::size_t k_small_file = std::size_t{64} * 1024;
+constexpr std::size_t k_max_sysfs_file = std::size_t{64} * 1024;
 constexpr std::size_t k_max_pci_ids = std::size_t{16} * 1024 * 1024;
 constexpr const char* k_pci_dir = "/sys/bus/pci/devices";
 constexpr const char* k_pci_ids_paths[] = {
     "/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids", "/usr/share/pci.ids"};
 
 std::optional<std::uint32_t> read_hex(const platform::SysRoot& root, const std::string& path) {
-  auto text = root.read_file(path, k_small_file);
+  auto text = root.read_file(path, k_max_sysfs_file);
   if (!text) {
     return std::nullopt;
   }

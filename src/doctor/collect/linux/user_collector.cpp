@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/read_limits.hpp>
 #include <doctor/platform/identity.hpp>
 #include <doctor/util/strings.hpp>
 
@@ -12,8 +13,6 @@ namespace doctor::collect {
 using namespace facts; // the collectors fill in the facts model
 
 namespace {
-
-constexpr std::size_t k_max_text = std::size_t{4} * 1024 * 1024;
 
 // /proc/self/mountinfo: "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root
 // rw,errors=continue" Field 5 is the mount point (octal escapes for blanks), field 6 the per-mount
@@ -63,7 +62,7 @@ void collect_user(const platform::SysRoot& root, const CollectOptions&, Facts& f
     user.uid = Fact<std::uint32_t>::known(id->uid, "process:geteuid");
     user.gids = Fact<std::vector<std::uint32_t>>::known(id->gids, "process:getegid,getgroups");
     std::vector<std::string> names;
-    if (auto groups = root.read_file("/etc/group", k_max_text)) {
+    if (auto groups = root.read_file("/etc/group", k_max_text_file)) {
       for (std::uint32_t gid : id->gids) {
         std::string name = std::to_string(gid);
         for (std::string_view line : util::split_lines(*groups)) {
@@ -80,7 +79,7 @@ void collect_user(const platform::SysRoot& root, const CollectOptions&, Facts& f
       user.group_names = Fact<std::vector<std::string>>::unknown("cannot read /etc/group");
     }
   }
-  if (auto text = root.read_file("/proc/self/mountinfo", k_max_text)) {
+  if (auto text = root.read_file("/proc/self/mountinfo", k_max_text_file)) {
     facts.mounts =
         Fact<std::vector<MountInfo>>::known(parse_mountinfo(*text), "file:/proc/self/mountinfo");
   } else {
