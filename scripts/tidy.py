@@ -13,6 +13,10 @@ dependencies recorded) is always checked.
 The cache lives in $XDG_CACHE_HOME/cudnn-doctor/tidy (else ~/.cache/cudnn-doctor/tidy), outside
 the clone, so a fresh clone on the same machine reuses it.
 
+A unity build (DOCTOR_UNITY) compiles the files of a library in batches (Unity/unity_N_cxx.cxx);
+clang-tidy then checks each batch as it is compiled, once, instead of each file on its own: the
+same rules over the same code, with the headers the batch shares parsed and matched once.
+
 Exit status: 0 every file clean; 1 diagnostics (printed); 2 usage or setup errors.
 """
 import concurrent.futures
@@ -65,6 +69,17 @@ class Hasher:
                 h.update(b"<missing>")
             self.memo[path] = h.hexdigest()
         return self.memo[path]
+
+
+def unity_members(path):
+    """The files a CMake unity source includes."""
+    out = set()
+    for line in open(path, encoding="utf-8"):
+        line = line.strip()
+        if line.startswith("#include"):
+            name = line[len("#include"):].strip().strip('"<>')
+            out.add(os.path.normpath(name))
+    return out
 
 
 def command_words(entry):
@@ -140,23 +155,33 @@ def main():
     deps_by_object = ninja_deps(build)
     store = cache_dir()
     os.makedirs(store, exist_ok=True)
+    # What to check: each listed file's own compile command, or the unity batch that includes it.
+    wanted = {os.path.join(repo, f) for f in files}
+    units, covered = [], set()
+    for path, entry in sorted(db.items()):
+        if path in wanted:
+            units.append((path, entry))
+            covered.add(path)
+        elif "/Unity/unity_" in path:
+            included = unity_members(path)
+            if included & wanted:
+                units.append((path, entry))
+                covered |= included & wanted
+    for f in sorted(wanted - covered):
+        print(f"tidy: {os.path.relpath(f, repo)} is not in {db_path}", file=sys.stderr)
+        return 2
     todo, cached = [], 0
     keys = {}
-    for f in files:
-        full = os.path.join(repo, f)
-        entry = db.get(full)
-        if entry is None:
-            print(f"tidy: {f} is not in {db_path}", file=sys.stderr)
-            return 2
+    for path, entry in units:
         key = key_of(entry, repo, hasher, salt, deps_by_object) if use_cache else None
-        keys[f] = key
+        keys[path] = key
         if key and os.path.exists(os.path.join(store, key)):
             cached += 1
         else:
-            todo.append(f)
+            todo.append(path)
     failed = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = {pool.submit(run_tidy, build, os.path.join(repo, f)): f for f in todo}
+        results = {pool.submit(run_tidy, build, f): f for f in todo}
         for fut in concurrent.futures.as_completed(results):
             f = results[fut]
             code, out = fut.result()
@@ -165,8 +190,8 @@ def main():
                 print(out)
             elif keys[f]:
                 open(os.path.join(store, keys[f]), "w").close()
-    print(f"tidy: {len(files)} files, {cached} clean from the cache, {len(todo)} checked, "
-          f"{len(failed)} with diagnostics")
+    print(f"tidy: {len(files)} files in {len(units)} units, {cached} clean from the cache, "
+          f"{len(todo)} checked, {len(failed)} with diagnostics")
     return 1 if failed else 0
 
 
