@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/package_records.hpp>
+#include <doctor/formats/package_files.hpp>
 #include <doctor/formats/text_formats.hpp>
 #include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <functional>
+#include <set>
 
 namespace doctor::collect {
 
@@ -16,59 +17,22 @@ namespace {
 constexpr std::size_t k_max_record = std::size_t{16} * 1024 * 1024;
 constexpr std::size_t k_max_status = std::size_t{64} * 1024 * 1024;
 
-// Reads one pip RECORD (CSV: path,hash,size). Paths are relative to site-packages; quoting is
-// only used for paths with commas, which GPU wheels do not have, so a quoted line is skipped.
+// Reads one pip RECORD; its paths are relative to `base`.
 void read_pip_record(const platform::SysRoot& root,
                      const std::string& base,
                      const std::string& dist_info,
                      const formats::DistInfoName& pkg,
-                     std::vector<PackageFile>* files_out,
-                     std::vector<std::string>* paths_out) {
+                     std::vector<RecordedFile>& out) {
   const std::string record = util::join_path(dist_info, "RECORD");
   auto text = root.read_file(record, k_max_record);
   if (!text) {
     return;
   }
-  for (std::string_view line : util::split_lines(*text)) {
-    if (line.empty() || line.front() == '"') {
-      continue;
-    }
-    const auto fields = util::split(line, ',');
-    if (fields.size() != 3 || fields[0].empty()) {
-      continue;
-    }
-    PackageFile f;
-    f.manager = "pip";
-    f.package = pkg.name;
-    f.version = pkg.version;
-    f.record = record;
-    f.size = util::parse_uint(fields[2]);
-    f.hash = std::string(fields[1]);
-    files_out->push_back(std::move(f));
-    paths_out->push_back(util::normalize_path(util::join_path(base, fields[0])));
+  for (formats::PipRecordLine& line : formats::parse_pip_record(*text)) {
+    out.push_back(
+        RecordedFile{util::normalize_path(util::join_path(base, line.path)),
+                     PackageFile{"pip", pkg.name, pkg.version, record, line.size, line.hash, {}}});
   }
-}
-
-// Reads dpkg's "<md5>  <path without leading slash>" lines into a map from inner path to md5.
-std::map<std::string, std::string, std::less<>> read_md5sums(const platform::SysRoot& root,
-                                                             const std::string& path) {
-  std::map<std::string, std::string, std::less<>> out;
-  auto text = root.read_file(path, k_max_record);
-  if (!text) {
-    return out;
-  }
-  for (std::string_view line : util::split_lines(*text)) {
-    const auto space = line.find(' ');
-    if (space != 32 || line.size() < 35) {
-      continue;
-    }
-    std::string_view file = util::trim(line.substr(space));
-    if (!file.empty()) {
-      out.emplace("/" + std::string(file.front() == '/' ? file.substr(1) : file),
-                  util::to_lower(line.substr(0, space)));
-    }
-  }
-  return out;
 }
 
 } // namespace
@@ -100,12 +64,7 @@ std::vector<RecordedFile>& PackageIndex::records_in(const std::string& key,
     if (!pkg || !is_gpu_package_name(pkg->name)) {
       continue;
     }
-    std::vector<PackageFile> files;
-    std::vector<std::string> paths;
-    read_pip_record(m_root, base, util::join_path(listing_dir, e.name), *pkg, &files, &paths);
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      out.push_back(RecordedFile{paths[i], std::move(files[i])});
-    }
+    read_pip_record(m_root, base, util::join_path(listing_dir, e.name), *pkg, out);
   }
   return out;
 }
@@ -158,12 +117,8 @@ const std::vector<RecordedFile>& PackageIndex::conda_records(const std::string& 
     if (!e.name.ends_with(".json")) {
       continue;
     }
-    // conda-meta files are "<name>-<version>-<build>.json"; the name may contain dashes.
-    const std::string stem = e.name.substr(0, e.name.size() - 5);
-    const auto last = stem.rfind('-');
-    const auto second = last == std::string::npos ? std::string::npos : stem.rfind('-', last - 1);
-    if (second == std::string::npos
-        || !is_gpu_package_name(formats::normalize_package_name(stem.substr(0, second)))) {
+    const auto stem = formats::split_conda_meta_stem(e.name.substr(0, e.name.size() - 5));
+    if (!stem || !is_gpu_package_name(formats::normalize_package_name(stem->first))) {
       continue;
     }
     const std::string path = util::join_path(meta, e.name);
@@ -171,39 +126,21 @@ const std::vector<RecordedFile>& PackageIndex::conda_records(const std::string& 
     if (!text) {
       continue;
     }
-    const auto doc = nlohmann::json::parse(*text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) {
+    const auto record = formats::parse_conda_meta(*text);
+    if (!record) {
       continue;
     }
-    const std::string name = doc.value("name", stem.substr(0, second));
-    const std::string version = doc.value("version", stem.substr(second + 1, last - second - 1));
-    // Newer conda writes "paths_data" with sizes and hashes; older only "files".
-    const auto paths_data = doc.find("paths_data");
-    if (paths_data != doc.end() && paths_data->is_object() && paths_data->contains("paths")
-        && (*paths_data)["paths"].is_array()) {
-      for (const auto& p : (*paths_data)["paths"]) {
-        if (!p.is_object() || !p.contains("_path") || !p["_path"].is_string()) {
-          continue;
-        }
-        PackageFile f{"conda", name, version, path, std::nullopt, {}, {}};
-        if (p.contains("size_in_bytes") && p["size_in_bytes"].is_number_unsigned()) {
-          f.size = p["size_in_bytes"].get<std::uint64_t>();
-        }
-        if (p.contains("sha256") && p["sha256"].is_string()) {
-          f.hash = "sha256:" + p["sha256"].get<std::string>();
-        }
-        out.push_back(RecordedFile{
-            util::normalize_path(util::join_path(prefix, p["_path"].get<std::string>())),
-            std::move(f)});
-      }
-    } else if (doc.contains("files") && doc["files"].is_array()) {
-      for (const auto& p : doc["files"]) {
-        if (p.is_string()) {
-          out.push_back(
-              RecordedFile{util::normalize_path(util::join_path(prefix, p.get<std::string>())),
-                           PackageFile{"conda", name, version, path, std::nullopt, {}, {}}});
-        }
-      }
+    const std::string& name = record->name.empty() ? stem->first : record->name;
+    const std::string& version = record->version.empty() ? stem->second : record->version;
+    for (const formats::CondaFile& f : record->files) {
+      out.push_back(RecordedFile{util::normalize_path(util::join_path(prefix, f.path)),
+                                 PackageFile{"conda",
+                                             name,
+                                             version,
+                                             path,
+                                             f.size,
+                                             f.sha256.empty() ? "" : "sha256:" + f.sha256,
+                                             {}}});
     }
   }
   return out;
@@ -239,14 +176,11 @@ const std::vector<RecordedFile>& PackageIndex::dpkg_records() {
   }
   std::map<std::string, std::string> versions;
   if (auto status = m_root.read_file("/var/lib/dpkg/status", k_max_status)) {
-    std::string current;
-    for (std::string_view line : util::split_lines(*status)) {
-      if (line.starts_with("Package: ")) {
-        current = std::string(util::trim(line.substr(9)));
-      } else if (line.starts_with("Version: ") && list_files.count(current) != 0) {
-        versions[current] = std::string(util::trim(line.substr(9)));
-      }
+    std::set<std::string, std::less<>> wanted;
+    for (const auto& [pkg, list] : list_files) {
+      wanted.insert(pkg);
     }
+    versions = formats::parse_dpkg_status_versions(*status, wanted);
   }
   for (const auto& [pkg, list] : list_files) {
     auto text = m_root.read_file(list, k_max_record);
@@ -255,16 +189,16 @@ const std::vector<RecordedFile>& PackageIndex::dpkg_records() {
     }
     const std::string version = versions.count(pkg) != 0 ? versions[pkg] : std::string();
     const std::string md5sums = list.substr(0, list.size() - 5) + ".md5sums";
-    const auto md5_of = read_md5sums(m_root, md5sums);
-    for (std::string_view line : util::split_lines(*text)) {
-      if (!line.empty() && line.front() == '/') {
-        PackageFile f{"dpkg", pkg, version, list, std::nullopt, {}, {}};
-        if (auto it = md5_of.find(line); it != md5_of.end()) {
-          f.hash = "md5:" + it->second;
-          f.hash_record = md5sums;
-        }
-        out.push_back(RecordedFile{std::string(line), std::move(f)});
+    const auto md5_text = m_root.read_file(md5sums, k_max_record);
+    const auto md5_of = md5_text ? formats::parse_dpkg_md5sums(*md5_text)
+                                 : std::map<std::string, std::string, std::less<>>{};
+    for (std::string_view line : formats::parse_dpkg_list(*text)) {
+      PackageFile f{"dpkg", pkg, version, list, std::nullopt, {}, {}};
+      if (auto it = md5_of.find(line); it != md5_of.end()) {
+        f.hash = "md5:" + it->second;
+        f.hash_record = md5sums;
       }
+      out.push_back(RecordedFile{std::string(line), std::move(f)});
     }
   }
   return out;
