@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/hash.hpp>
+#include <doctor/platform/windows/wide.hpp>
 
 #include <fmt/format.h>
 
@@ -89,19 +90,11 @@ private:
 } // namespace
 
 Expected<std::string> hash_file(const std::filesystem::path& path, HashAlgorithm algorithm) {
-  HANDLE file = CreateFileW(path.wstring().c_str(),
-                            GENERIC_READ,
-                            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                            nullptr,
-                            OPEN_EXISTING,
-                            FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN,
-                            nullptr);
-  if (file == INVALID_HANDLE_VALUE) {
-    const DWORD err = GetLastError();
-    return make_error(err == ERROR_ACCESS_DENIED ? ErrorCode::permission_denied
-                                                 : ErrorCode::not_found,
-                      fmt::format("{}: cannot open (error {})", path.string(), err));
+  auto opened = windows::open_for_reading(path, true);
+  if (!opened) {
+    return tl::unexpected(opened.error());
   }
+  HANDLE file = *opened;
   Hasher hasher;
   auto started = hasher.start(algorithm);
   if (!started) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/positioned_file.hpp>
+#include <doctor/platform/windows/wide.hpp>
 
 #include <fmt/format.h>
 
@@ -10,19 +11,11 @@
 namespace doctor::platform {
 
 Expected<std::unique_ptr<PositionedFile>> PositionedFile::open(const std::filesystem::path& path) {
-  HANDLE file = CreateFileW(path.wstring().c_str(),
-                            GENERIC_READ,
-                            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                            nullptr,
-                            OPEN_EXISTING,
-                            FILE_ATTRIBUTE_NORMAL,
-                            nullptr);
-  if (file == INVALID_HANDLE_VALUE) {
-    const DWORD err = GetLastError();
-    return make_error(err == ERROR_ACCESS_DENIED ? ErrorCode::permission_denied
-                                                 : ErrorCode::not_found,
-                      fmt::format("{}: cannot open (error {})", path.string(), err));
+  auto opened = windows::open_for_reading(path);
+  if (!opened) {
+    return tl::unexpected(opened.error());
   }
+  HANDLE file = *opened;
   LARGE_INTEGER size{};
   if (GetFileType(file) != FILE_TYPE_DISK || GetFileSizeEx(file, &size) == 0) {
     CloseHandle(file);

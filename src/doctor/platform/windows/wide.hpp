@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <doctor/util/error.hpp>
+
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -13,5 +16,10 @@ std::string narrow(std::wstring_view s);
 // Returns the system's message for the Win32 error `code`, trimmed ("The specified module could
 // not be found.").
 std::string last_error_message(unsigned long code);
+
+// Opens `path` for reading, shared with writers and deleters, as a Win32 HANDLE (returned as
+// void*, so that this header needs no windows.h); `sequential` hints a front-to-back read.
+// Returns ErrorCode::permission_denied or not_found naming the path and the Win32 error.
+Expected<void*> open_for_reading(const std::filesystem::path& path, bool sequential = false);
 
 } // namespace doctor::platform::windows

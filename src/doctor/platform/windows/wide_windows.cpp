@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/windows/wide.hpp>
 
+#include <fmt/format.h>
+
 #include <windows.h>
 
 namespace doctor::platform::windows {
@@ -48,6 +50,24 @@ std::string last_error_message(unsigned long code) {
     out = "error " + std::to_string(code);
   }
   return out;
+}
+
+Expected<void*> open_for_reading(const std::filesystem::path& path, bool sequential) {
+  HANDLE file =
+      CreateFileW(path.wstring().c_str(),
+                  GENERIC_READ,
+                  FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                  nullptr,
+                  OPEN_EXISTING,
+                  FILE_ATTRIBUTE_NORMAL | (sequential ? FILE_FLAG_SEQUENTIAL_SCAN : DWORD{0}),
+                  nullptr);
+  if (file == INVALID_HANDLE_VALUE) {
+    const DWORD err = GetLastError();
+    return make_error(err == ERROR_ACCESS_DENIED ? ErrorCode::permission_denied
+                                                 : ErrorCode::not_found,
+                      fmt::format("{}: cannot open (error {})", path.string(), err));
+  }
+  return file;
 }
 
 } // namespace doctor::platform::windows
