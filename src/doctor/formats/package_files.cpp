@@ -49,7 +49,8 @@ std::vector<std::string_view> parse_dpkg_list(std::string_view text) {
 }
 
 std::map<std::string, std::string>
-parse_dpkg_status_versions(std::string_view text, const std::set<std::string, std::less<>>& wanted) {
+parse_dpkg_status_versions(std::string_view text,
+                           const std::set<std::string, std::less<>>& wanted) {
   std::map<std::string, std::string> out;
   std::string current;
   for (std::string_view line : util::split_lines(text)) {
