@@ -56,15 +56,19 @@ def ninja_deps(build):
 
 
 class Hasher:
-    def __init__(self):
+    """SHA-256 of files, with the clone's own path replaced by "<repo>": generated files (unity
+    sources, precompiled-header stubs) name the clone, and a fresh clone elsewhere must hit."""
+
+    def __init__(self, repo):
         self.memo = {}
+        self.repo = repo.encode()
 
     def file(self, path):
         if path not in self.memo:
             h = hashlib.sha256()
             try:
                 with open(path, "rb") as f:
-                    h.update(f.read())
+                    h.update(f.read().replace(self.repo, b"<repo>"))
             except OSError:
                 h.update(b"<missing>")
             self.memo[path] = h.hexdigest()
@@ -151,7 +155,7 @@ def main():
     config = open(os.path.join(repo, ".clang-tidy"), "rb").read()
     salt = hashlib.sha256(version.encode() + b"\0" + config + b"\0" + " ".join(EXTRA).encode())
     salt = salt.digest()
-    hasher = Hasher()
+    hasher = Hasher(repo)
     deps_by_object = ninja_deps(build)
     store = cache_dir()
     os.makedirs(store, exist_ok=True)

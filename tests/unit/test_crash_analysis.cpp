@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // crash::analyse: observations read through the built-in catalogues, folded and linked.
+#include "support/test_paths.hpp"
+
 #include <doctor/crash/analysis.hpp>
 #include <doctor/crash/kernel_events.hpp>
 #include <doctor/crash/windows_events.hpp>
@@ -70,7 +72,7 @@ Observation windows(ObservationKind kind,
 }
 
 std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(DOCTOR_TEST_DATA) + "/crash/" + name, std::ios::binary);
+  std::ifstream in(test::test_data_dir() + "/crash/" + name, std::ios::binary);
   EXPECT_TRUE(in) << name;
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }

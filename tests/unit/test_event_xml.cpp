@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include "support/test_paths.hpp"
+
 #include <doctor/formats/event_xml.hpp>
 
 #include <gtest/gtest.h>
@@ -13,7 +15,7 @@ using doctor::formats::EventRecord;
 using doctor::formats::parse_event_xml;
 
 std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(DOCTOR_TEST_DATA) + "/crash/events/" + name, std::ios::binary);
+  std::ifstream in(doctor::test::test_data_dir() + "/crash/events/" + name, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 

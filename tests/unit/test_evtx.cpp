@@ -2,6 +2,7 @@
 // Expected counts and fields were checked independently with python-evtx 0.8 (walking every
 // chunk, since system.evtx is dirty and its header counts only 3 of its 15 chunks).
 #include "support/shared_testdata.hpp"
+#include "support/test_paths.hpp"
 
 #include <doctor/formats/evtx.hpp>
 #include <doctor/formats/evtx_binxml.hpp>
@@ -19,7 +20,7 @@ using doctor::formats::EventRecord;
 using doctor::formats::parse_evtx;
 
 std::string read_shared(const std::string& name) {
-  std::ifstream in(std::string(DOCTOR_SHARED_TESTDATA) + "/windows-evtx/" + name, std::ios::binary);
+  std::ifstream in(doctor::test::shared_testdata_dir() + "/windows-evtx/" + name, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
@@ -43,7 +44,7 @@ const EventRecord* by_id(const std::vector<EventRecord>& rs, std::uint64_t id) {
 TEST(Evtx, ReadsEveryChunkOfADirtySystemLog) {
   const auto bytes = read_shared("system.evtx");
   if (bytes.empty()) {
-    DOCTOR_MISSING_TESTDATA("windows-evtx of " DOCTOR_SHARED_TESTDATA);
+    DOCTOR_MISSING_TESTDATA("windows-evtx of " + doctor::test::shared_testdata_dir());
   }
   const auto read = parse_evtx(bytes, "system.evtx");
   ASSERT_TRUE(read) << read.error().message;
@@ -71,7 +72,7 @@ TEST(Evtx, ReadsEveryChunkOfADirtySystemLog) {
 TEST(Evtx, ReadsFieldsOfSpecificSystemRecords) {
   const auto bytes = read_shared("system.evtx");
   if (bytes.empty()) {
-    DOCTOR_MISSING_TESTDATA("windows-evtx of " DOCTOR_SHARED_TESTDATA);
+    DOCTOR_MISSING_TESTDATA("windows-evtx of " + doctor::test::shared_testdata_dir());
   }
   const auto read = parse_evtx(bytes, "system.evtx");
   ASSERT_TRUE(read) << read.error().message;
@@ -128,7 +129,7 @@ TEST(Evtx, ReadsFieldsOfSpecificSystemRecords) {
 TEST(Evtx, ReadsALogWithZeroedCrcs) {
   const auto bytes = read_shared("application_no_crc32.evtx");
   if (bytes.empty()) {
-    DOCTOR_MISSING_TESTDATA("windows-evtx of " DOCTOR_SHARED_TESTDATA);
+    DOCTOR_MISSING_TESTDATA("windows-evtx of " + doctor::test::shared_testdata_dir());
   }
   ASSERT_GT(bytes.size(), 4096U + 128U);
   EXPECT_EQ(bytes.substr(4096 + 124, 4), std::string(4, '\0')); // the premise: no header CRC
@@ -155,7 +156,7 @@ TEST(Evtx, ReadsALogWithZeroedCrcs) {
 TEST(Evtx, DamagedChunksBecomeWarnings) {
   const auto bytes = read_shared("malformed_bad_chunk_magic.evtx");
   if (bytes.empty()) {
-    DOCTOR_MISSING_TESTDATA("windows-evtx of " DOCTOR_SHARED_TESTDATA);
+    DOCTOR_MISSING_TESTDATA("windows-evtx of " + doctor::test::shared_testdata_dir());
   }
   const auto read = parse_evtx(bytes, "bad.evtx");
   ASSERT_TRUE(read) << read.error().message;
@@ -186,7 +187,7 @@ TEST(Evtx, RejectsOtherFilesAndSurvivesTruncation) {
 
   const auto bytes = read_shared("system.evtx");
   if (bytes.empty()) {
-    DOCTOR_MISSING_TESTDATA("windows-evtx of " DOCTOR_SHARED_TESTDATA);
+    DOCTOR_MISSING_TESTDATA("windows-evtx of " + doctor::test::shared_testdata_dir());
   }
   // Cut inside the second chunk: the first chunk's 108 records stay, the rest is a warning.
   const auto cut = parse_evtx(std::string_view(bytes).substr(0, 4096 + 65536 + 30000), "cut");

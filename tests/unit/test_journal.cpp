@@ -4,6 +4,7 @@
 // systemd-journal-remote turn it into a .journal file, and reads that back through libsystemd.
 // Linux only; skips when systemd-journal-remote, libsystemd.so.0 or the sample logs are absent.
 #include "support/shared_testdata.hpp"
+#include "support/test_paths.hpp"
 
 #include <doctor/collect/linux/journal.hpp>
 
@@ -40,7 +41,7 @@ std::string journal_remote() {
 // Line `n` (1-based) of a shared sample log, with `prefix_end` (the text ending the timestamp
 // prefix) and everything before it removed; empty if the file is absent.
 std::string real_line(const std::string& file, int n, const std::string& prefix_end) {
-  std::ifstream in(fs::path(DOCTOR_SHARED_TESTDATA) / "linux-logs" / file);
+  std::ifstream in(fs::path(test::shared_testdata_dir()) / "linux-logs" / file);
   std::string line;
   for (int i = 0; i < n && std::getline(in, line); ++i) {
   }

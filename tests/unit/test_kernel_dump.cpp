@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "support/shared_testdata.hpp"
+#include "support/test_paths.hpp"
 
 #include <doctor/crash/dump_observations.hpp>
 #include <doctor/formats/kernel_dump.hpp>
@@ -17,7 +18,7 @@ namespace doctor::formats {
 namespace {
 
 std::string shared_file(const std::string& name) {
-  return std::string(DOCTOR_SHARED_TESTDATA) + "/windows-dumps/" + name;
+  return test::shared_testdata_dir() + "/windows-dumps/" + name;
 }
 
 std::string read_all(const std::string& path) {

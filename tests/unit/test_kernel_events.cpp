@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Platform-neutral: kernel-log text in, Observations out.
 #include "support/shared_testdata.hpp"
+#include "support/test_paths.hpp"
 
 #include <doctor/crash/kernel_events.hpp>
 
@@ -30,7 +31,7 @@ std::vector<Observation> observe_text(std::string_view text) {
 
 // Observations of a fixture in tests/unit/data/crash/kernel (real lines; README.md there).
 std::vector<Observation> fixture(const std::string& name) {
-  const std::string text = read_all(std::string(DOCTOR_TEST_DATA) + "/crash/kernel/" + name);
+  const std::string text = read_all(test::test_data_dir() + "/crash/kernel/" + name);
   EXPECT_FALSE(text.empty()) << name;
   return observe_text(text);
 }
@@ -48,9 +49,9 @@ Fields fields(const Observation& o) {
 
 TEST(KernelEvents, RealDmesgXid119) {
   const std::string text =
-      read_all(std::string(DOCTOR_SHARED_TESTDATA) + "/linux-logs/dmesg-with-xid-119.log");
+      read_all(test::shared_testdata_dir() + "/linux-logs/dmesg-with-xid-119.log");
   if (text.empty()) {
-    DOCTOR_MISSING_TESTDATA("linux-logs of " DOCTOR_SHARED_TESTDATA);
+    DOCTOR_MISSING_TESTDATA("linux-logs of " + test::shared_testdata_dir());
   }
   const auto obs = observe_text(text);
   ASSERT_EQ(obs.size(), 5U); // the RPC history table and the stack make no events
@@ -75,9 +76,9 @@ TEST(KernelEvents, RealDmesgXid119) {
 
 TEST(KernelEvents, RealDmesgDecodeIso) {
   const std::string text =
-      read_all(std::string(DOCTOR_SHARED_TESTDATA) + "/linux-logs/dmesg.decode.iso.log");
+      read_all(test::shared_testdata_dir() + "/linux-logs/dmesg.decode.iso.log");
   if (text.empty()) {
-    DOCTOR_MISSING_TESTDATA("linux-logs of " DOCTOR_SHARED_TESTDATA);
+    DOCTOR_MISSING_TESTDATA("linux-logs of " + test::shared_testdata_dir());
   }
   const auto obs = observe_text(text);
   ASSERT_EQ(obs.size(), 22U); // 16 Xid 13, 1 Xid 43, 5 OOM kills
@@ -110,9 +111,9 @@ TEST(KernelEvents, RealDmesgDecodeIso) {
 
 TEST(KernelEvents, RealPstoreOops) {
   const std::string text =
-      read_all(std::string(DOCTOR_SHARED_TESTDATA) + "/linux-logs/pstore-dmesg-erst.txt");
+      read_all(test::shared_testdata_dir() + "/linux-logs/pstore-dmesg-erst.txt");
   if (text.empty()) {
-    DOCTOR_MISSING_TESTDATA("linux-logs of " DOCTOR_SHARED_TESTDATA);
+    DOCTOR_MISSING_TESTDATA("linux-logs of " + test::shared_testdata_dir());
   }
   const auto obs = observe_text(text);
   ASSERT_EQ(obs.size(), 1U); // no "Kernel panic" line in this record
@@ -135,9 +136,9 @@ TEST(KernelEvents, RealPstoreOops) {
 }
 
 TEST(KernelEvents, RealKmsgHasNoEvents) {
-  const std::string text = read_all(std::string(DOCTOR_SHARED_TESTDATA) + "/linux-logs/kmsg.1.log");
+  const std::string text = read_all(test::shared_testdata_dir() + "/linux-logs/kmsg.1.log");
   if (text.empty()) {
-    DOCTOR_MISSING_TESTDATA("linux-logs of " DOCTOR_SHARED_TESTDATA);
+    DOCTOR_MISSING_TESTDATA("linux-logs of " + test::shared_testdata_dir());
   }
   EXPECT_TRUE(observe_text(text).empty()); // nvswitch opens and network noise
 }

@@ -2,6 +2,7 @@
 // Platform-neutral: pure text parsing (and zlib, where the build has it; the gzip tests skip
 // otherwise).
 #include "support/shared_testdata.hpp"
+#include "support/test_paths.hpp"
 
 #include <doctor/formats/gzip.hpp>
 #include <doctor/formats/kernel_log.hpp>
@@ -34,7 +35,7 @@ std::string read_all(const std::string& path) {
 }
 
 std::string shared_file(const std::string& name) {
-  return std::string(DOCTOR_SHARED_TESTDATA) + "/linux-logs/" + name;
+  return test::shared_testdata_dir() + "/linux-logs/" + name;
 }
 
 #if DOCTOR_TEST_ZLIB

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The observation-kind table: one complete row per kind, public names that do not move, findings
 // that exist, and recognisers that make each kind on the platforms its row names.
+#include "support/test_paths.hpp"
+
 #include <doctor/crash/dump_observations.hpp>
 #include <doctor/crash/kernel_events.hpp>
 #include <doctor/crash/observation_kinds.hpp>
@@ -38,8 +40,8 @@ std::string read_all(const std::filesystem::path& path) {
 // The fixtures of tests/unit/data/crash/<dir> (real lines and event shapes, README.md there).
 std::vector<std::filesystem::path> fixtures(const std::string& dir) {
   std::vector<std::filesystem::path> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(DOCTOR_TEST_DATA)
-                                                           / "crash" / dir)) {
+  for (const auto& e : std::filesystem::directory_iterator(
+           std::filesystem::path(test::test_data_dir()) / "crash" / dir)) {
     if (e.path().extension() != ".md") {
       out.push_back(e.path());
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support/nvcc.hpp"
 #include "support/temp_tree.hpp"
+#include "support/test_paths.hpp"
 
 #include <doctor/collect/collect.hpp>
 
@@ -23,7 +24,7 @@ using facts::PythonEnv;
 
 // A file extracted from a real wheel (tests/unit/data/python/README.md names each wheel).
 std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(DOCTOR_TEST_DATA) + "/python/" + name, std::ios::binary);
+  std::ifstream in(test::test_data_dir() + "/python/" + name, std::ios::binary);
   EXPECT_TRUE(in.good()) << "missing fixture " << name;
   std::ostringstream text;
   text << in.rdbuf();

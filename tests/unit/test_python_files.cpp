@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "support/junk.hpp"
+#include "support/test_paths.hpp"
 
 #include <doctor/formats/python_files.hpp>
 
@@ -18,7 +19,7 @@ using namespace formats; // NOLINT(google-build-using-namespace): test-local
 
 // A file extracted from a real wheel (tests/unit/data/python/README.md names each wheel).
 std::string fixture(const std::string& name) {
-  const std::string path = std::string(DOCTOR_TEST_DATA) + "/python/" + name;
+  const std::string path = test::test_data_dir() + "/python/" + name;
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << "missing fixture " << path;
   std::ostringstream text;

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include "support/test_paths.hpp"
+
 #include <doctor/crash/windows_events.hpp>
 #include <doctor/formats/event_xml.hpp>
 
@@ -16,7 +18,7 @@ using doctor::crash::ObservationKind;
 using doctor::crash::observe_events;
 
 std::vector<Observation> observe_fixture(const std::string& name) {
-  std::ifstream in(std::string(DOCTOR_TEST_DATA) + "/crash/events/" + name, std::ios::binary);
+  std::ifstream in(doctor::test::test_data_dir() + "/crash/events/" + name, std::ios::binary);
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   auto records = doctor::formats::parse_event_xml(text, name);
   EXPECT_TRUE(records) << (records ? "" : records.error().message);

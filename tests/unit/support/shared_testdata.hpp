@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Tests that read the real samples of ../shared/testdata (DOCTOR_SHARED_TESTDATA). In a partial
-// checkout without them such a test skips and says what is missing; with DOCTOR_REQUIRE_TESTDATA=1
-// in its environment (CI sets it) the same test fails instead, so a missing sample cannot turn
-// the real-data tests into silent skips. Platform-neutral: also used by the tests run under wine.
+// Tests that read the real samples of ../shared/testdata (test::shared_testdata_dir()). In a
+// partial checkout without them such a test skips and says what is missing; with
+// DOCTOR_REQUIRE_TESTDATA=1 in its environment (CI sets it) the same test fails instead, so a
+// missing sample cannot turn the real-data tests into silent skips. Platform-neutral: also used by
+// the tests run under wine.
 
 #include <gtest/gtest.h>
 
