@@ -186,6 +186,95 @@ def build_c_library(source, soname, out_dir, *extra):
     return out
 
 
+# Values that break parsers: sizes and offsets at their limits, and bytes that end strings.
+_INTERESTING = [b"\x00", b"\xff", b"\x7f", b"\x80", b"\xff\xff\xff\xff", b"\x00\x00\x00\x80",
+                b"\xff\xff\xff\x7f", b"\xff" * 8, b"\x00" * 8, b"\n", b"\r", b"\x1b[2J", b"%s%n",
+                b"\xe9", b"\xe4\xb8", b"\"", b"{", b"[" * 64, b"1e999999", b"-1"]
+
+
+def mutate(data, rng):
+    """One mutant of `data` (bytes): one to four of byte flips, interesting values written or
+    inserted, ranges deleted, duplicated or moved, or a cut."""
+    b = bytearray(data or b"\x00")
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(7)
+        i = rng.randrange(len(b)) if b else 0
+        if op == 0 and b:
+            b[i] ^= 1 << rng.randrange(8)
+        elif op == 1:
+            v = rng.choice(_INTERESTING)
+            b[i:i + len(v)] = v
+        elif op == 2:
+            b[i:i] = rng.choice(_INTERESTING)
+        elif op == 3 and len(b) > 1:
+            del b[i:i + rng.randint(1, max(1, len(b) // 8))]
+        elif op == 4 and b:
+            n = rng.randint(1, max(1, min(len(b) - i, 4096)))
+            b[i:i] = b[i:i + n] * rng.randint(1, 8)
+        elif op == 5 and len(b) > 1:
+            j = rng.randrange(len(b))
+            n = rng.randint(1, max(1, min(len(b) - max(i, j), 256)))
+            b[j:j + n] = b[i:i + n]
+        elif op == 6 and len(b) > 1:
+            del b[rng.randrange(1, len(b)):]
+    return bytes(b)
+
+
+def seed_files(*folders, max_bytes=4 << 20):
+    """The regular files under `folders` (those that exist), at most `max_bytes` each, sorted."""
+    out = []
+    for folder in folders:
+        for root, _, files in os.walk(folder):
+            for name in files:
+                p = os.path.join(root, name)
+                if os.path.isfile(p) and not os.path.islink(p) and os.path.getsize(p) <= max_bytes:
+                    out.append(p)
+    return sorted(out)
+
+
+def mutation_loop(area, seeds, args_for, *, suffix="", timeout=60, rss_mb=1024):
+    """Runs the doctor on mutants of `seeds` for DOCTOR_MUTATE_MINUTES minutes (default 3) with
+    the seed DOCTOR_MUTATE_SEED (default: the time, printed). `args_for(path)` gives the command
+    line for one mutant. A mutant fails when the run hangs, overflows the output cap or the RSS
+    bound, exits with anything but 0, 1 or 2, or leaves a sanitizer or internal-error report; it is
+    kept under BINARY_DIR/mutate-failures/<area>/ to replay. Raises Failure naming the count."""
+    import random
+    expect(seeds, f"no seed inputs for {area}")
+    minutes = float(os.environ.get("DOCTOR_MUTATE_MINUTES", "3"))
+    seed = int(os.environ.get("DOCTOR_MUTATE_SEED", str(int(time.time()))))
+    print(f"{area}: {len(seeds)} seeds, {minutes} min, DOCTOR_MUTATE_SEED={seed}")
+    rng = random.Random(seed)
+    keep = os.path.join(BINARY_DIR or tempfile.gettempdir(), "mutate-failures", area)
+    datas = [open(p, "rb").read() for p in seeds]
+    deadline = time.monotonic() + minutes * 60
+    runs = failures = 0
+    with tree() as scratch:
+        path = os.path.join(scratch, "input" + suffix)
+        while time.monotonic() < deadline:
+            data = mutate(rng.choice(datas), rng)
+            with open(path, "wb") as f:
+                f.write(data)
+            runs += 1
+            why = None
+            try:
+                r = run(args_for(path), timeout=timeout, rss_mb=rss_mb)
+                if r.code not in (0, 1, 2):
+                    why = f"exit {r.code}"
+                elif any(s in r.err for s in ("AddressSanitizer", "runtime error:", "internal error",
+                                              "LeakSanitizer")):
+                    why = "a sanitizer or internal-error report"
+            except Failure as e:
+                why = str(e).split("\n")[0]
+            if why:
+                failures += 1
+                os.makedirs(keep, exist_ok=True)
+                kept = os.path.join(keep, f"{runs:06d}{suffix}")
+                shutil.copyfile(path, kept)
+                print(f"FAILED ({why}): {kept}")
+    print(f"{area}: {runs} mutants, {failures} failed")
+    expect(failures == 0, f"{failures} of {runs} mutants failed (kept in {keep})")
+
+
 def main(probe=None):
     global BINARY_DIR
     if len(sys.argv) > 3:
