@@ -211,7 +211,7 @@ TEST(knowledge_base, every_table_of_every_file_needs_object_rows) {
   };
   for (const auto& [file, table] : tables) {
     const auto kb = kb::KnowledgeBase::load(
-        embedded_with(file, [&](nlohmann::json& d) { d[table][1] = "a row"; }));
+        embedded_with(file, [&table = table](nlohmann::json& d) { d[table][1] = "a row"; }));
     ASSERT_FALSE(kb) << file << " " << table;
     EXPECT_EQ(kb.error().message, file + ": " + table + "[1]: not a JSON object");
   }
