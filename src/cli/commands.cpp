@@ -19,17 +19,49 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <iterator>
 
 namespace doctor::cli {
 
 namespace {
 
-constexpr std::size_t k_max_snapshot = std::size_t{256} * 1024 * 1024;
+// Both a file and standard input stop at this size (facts::k_snapshot_limits).
+constexpr std::size_t k_max_snapshot = facts::k_snapshot_limits.max_bytes;
+
+std::string too_large_message(const std::string& path) {
+  return fmt::format(
+      "--snapshot {}: larger than {} MiB, the most a snapshot may be", path, k_max_snapshot >> 20U);
+}
+
+// Standard input up to k_max_snapshot + 1 bytes, in growing steps: one byte more than the cap
+// says it is too large, and nothing past that is read.
+std::string read_snapshot_stdin() {
+  std::string text;
+  std::size_t step = std::size_t{64} << 10U;
+  while (text.size() <= k_max_snapshot) {
+    const std::size_t old = text.size();
+    const std::size_t want = std::min(step, k_max_snapshot + 1 - old);
+    text.resize(old + want);
+    std::cin.read(text.data() + old, static_cast<std::streamsize>(want));
+    const auto got = static_cast<std::size_t>(std::cin.gcount());
+    text.resize(old + got);
+    if (got < want) {
+      break;
+    }
+    step = std::min(step * 2, std::size_t{4} << 20U);
+  }
+  if (text.size() > k_max_snapshot) {
+    throw CommandError{k_exit_usage, too_large_message("-")};
+  }
+  if (std::cin.bad()) {
+    throw CommandError{k_exit_usage, "--snapshot -: cannot read standard input"};
+  }
+  return text;
+}
 
 } // namespace
 
@@ -122,10 +154,13 @@ facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase&
 facts::Facts load_snapshot(const std::string& path) {
   std::string text;
   if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    text = read_snapshot_stdin();
   } else {
     auto data = platform::read_file(path, k_max_snapshot);
     if (!data) {
+      if (data.error().code == ErrorCode::too_large) {
+        throw CommandError{k_exit_usage, too_large_message(path)};
+      }
       throw CommandError{k_exit_usage, fmt::format("--snapshot {}", data.error().message)};
     }
     text = std::move(*data);
