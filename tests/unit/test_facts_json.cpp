@@ -125,8 +125,8 @@ std::string snapshot_error(const std::string& body) {
 TEST(facts_json, numbers_must_fit_their_field_and_errors_name_it) {
   EXPECT_EQ(snapshot_error(R"(, "driver": {"nvml": {"devices": {"value": [{"index": 0,
       "memory_total": {"value": 1e999999, "source": "nvml"}}]}}})"),
-            "driver.nvml.devices.value[0].memory_total.value: the number 1e999999 is out of "
-            "range");
+            "malformed snapshot: driver.nvml.devices.value[0].memory_total.value: the number "
+            "1e999999 is out of range");
   EXPECT_EQ(snapshot_error(R"(, "user": {"uid": {"value": 4294967296, "source": "x"}})"),
             "malformed snapshot: user.uid.value: 4294967296 is out of range (0 to 4294967295)");
   EXPECT_EQ(snapshot_error(R"(, "os": {"cpu_count": {"value": -1, "source": "x"}})"),
@@ -137,8 +137,8 @@ TEST(facts_json, numbers_must_fit_their_field_and_errors_name_it) {
       "malformed snapshot: driver.nvml.init_result.value: 9223372036854775808 is out of range "
       "(-9223372036854775808 to 9223372036854775807)");
   EXPECT_EQ(snapshot_error(R"(, "pci": {"value": {"devices_scanned": 1.0}})"),
-            "pci.value.devices_scanned: 1.0 is not an integer (every number here is a whole "
-            "number)");
+            "malformed snapshot: pci.value.devices_scanned: 1.0 is not an integer (every number "
+            "here is a whole number)");
   EXPECT_EQ(snapshot_error(R"(, "user": {"gids": {"value": [0, 4294967295, 4294967296]}})"),
             "malformed snapshot: user.gids.value[2]: 4294967296 is out of range (0 to "
             "4294967295)");
@@ -167,7 +167,7 @@ TEST(facts_json, the_document_bounds_hold_for_snapshots) {
   many += "]";
   EXPECT_NE(snapshot_error(many).find("objects in the document"), std::string::npos);
   EXPECT_EQ(snapshot_error(R"(, "os": {"id": {"unknown": "a"}, "id": {"unknown": "b"}})"),
-            "os: the key \"id\" appears twice");
+            "malformed snapshot: os: the key \"id\" appears twice");
 }
 
 } // namespace

@@ -421,7 +421,11 @@ Expected<Facts> from_json_text(std::string_view text) {
   try {
     auto doc = parse_bounded_json(text, k_snapshot_limits);
     if (!doc) {
-      return tl::unexpected(doc.error());
+      if (doc.error().code == ErrorCode::too_large) {
+        return tl::unexpected(doc.error());
+      }
+      return make_error(ErrorCode::parse,
+                        fmt::format("malformed snapshot: {}", doc.error().message));
     }
     Json& j = doc->root();
     const auto collection = j.is_object() ? j.find("collection") : j.end();
