@@ -24,6 +24,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <new>
+#include <vector>
 
 namespace doctor::cli {
 
@@ -37,28 +39,36 @@ std::string too_large_message(const std::string& path) {
       "--snapshot {}: larger than {} MiB, the most a snapshot may be", path, k_max_snapshot >> 20U);
 }
 
-// Standard input up to k_max_snapshot + 1 bytes, in growing steps: one byte more than the cap
-// says it is too large, and nothing past that is read.
+// Standard input up to k_max_snapshot + 1 bytes: one byte more than the cap says it is too
+// large, and nothing past that is read. It is read in blocks and joined once its length is
+// known, so that the text never takes twice its size (a growing buffer would, when it moves).
 std::string read_snapshot_stdin() {
-  std::string text;
-  std::size_t step = std::size_t{64} << 10U;
-  while (text.size() <= k_max_snapshot) {
-    const std::size_t old = text.size();
-    const std::size_t want = std::min(step, k_max_snapshot + 1 - old);
-    text.resize(old + want);
-    std::cin.read(text.data() + old, static_cast<std::streamsize>(want));
+  constexpr std::size_t k_block = std::size_t{1} << 20U;
+  std::vector<std::string> blocks;
+  std::size_t total = 0;
+  while (total <= k_max_snapshot) {
+    std::string block(std::min(k_block, k_max_snapshot + 1 - total), '\0');
+    std::cin.read(block.data(), static_cast<std::streamsize>(block.size()));
     const auto got = static_cast<std::size_t>(std::cin.gcount());
-    text.resize(old + got);
-    if (got < want) {
+    total += got;
+    const bool more = got == block.size();
+    block.resize(got);
+    blocks.push_back(std::move(block));
+    if (!more) {
       break;
     }
-    step = std::min(step * 2, std::size_t{4} << 20U);
   }
-  if (text.size() > k_max_snapshot) {
+  if (total > k_max_snapshot) {
     throw CommandError{k_exit_usage, too_large_message("-")};
   }
   if (std::cin.bad()) {
     throw CommandError{k_exit_usage, "--snapshot -: cannot read standard input"};
+  }
+  std::string text;
+  text.reserve(total);
+  for (std::string& block : blocks) {
+    text += block;
+    std::string().swap(block);
   }
   return text;
 }
@@ -151,7 +161,9 @@ facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase&
   return collect::collect(root, options);
 }
 
-facts::Facts load_snapshot(const std::string& path) {
+namespace {
+
+facts::Facts read_snapshot(const std::string& path) {
   std::string text;
   if (path == "-") {
     text = read_snapshot_stdin();
@@ -170,6 +182,17 @@ facts::Facts load_snapshot(const std::string& path) {
     throw CommandError{k_exit_usage, fmt::format("--snapshot {}: {}", path, facts.error().message)};
   }
   return std::move(*facts);
+}
+
+} // namespace
+
+facts::Facts load_snapshot(const std::string& path) {
+  try {
+    return read_snapshot(path);
+  } catch (const std::bad_alloc&) {
+    throw CommandError{k_exit_usage,
+                       fmt::format("--snapshot {}: not enough memory to read it", path)};
+  }
 }
 
 void write_output(const std::string& path, const std::string& text) {

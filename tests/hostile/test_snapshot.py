@@ -4,9 +4,9 @@
 whatever its bytes, the doctor answers promptly with exit 2 and a message naming what is wrong and
 where, in memory bounded by a few times the input's size, and reads the same size from a file and
 from standard input. The bounds are docs/snapshot.md's (facts::k_snapshot_limits)."""
-import copy
 import json
 import os
+import resource
 import subprocess
 
 import hostile as x
@@ -73,6 +73,24 @@ def sixteen_megabytes_of_empty_objects_cost_a_few_times_their_size():
 def twenty_megabytes_of_brackets_stop_at_the_depth_bound():
     r = check_file(b"[" * (20 << 20), rss_mb=bound(20))
     x.expect_usage_error(r, "nested deeper than 16 levels")
+
+
+@test
+def under_a_memory_limit_the_answer_is_exit_2_not_an_abort():
+    # The old reader threw std::bad_alloc through nlohmann's noexcept ~basic_json (SIGABRT).
+    # AddressSanitizer reserves terabytes of address space: a limit on it cannot apply there.
+    if x.SANITIZED:
+        print("(skipped under AddressSanitizer: RLIMIT_AS)")
+        return
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (300 << 20, 300 << 20))
+
+    with x.tree() as d:
+        path = x.write(os.path.join(d, "snapshot.json"), empty_objects(CAP - 64))
+        r = x.run(["check", "--snapshot", path], timeout=120, preexec=limit)
+    x.expect_usage_error(r)
+    expect(r.code == 2 and "internal error" not in r.err, f"{r!r}")
 
 
 @test
