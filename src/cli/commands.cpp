@@ -19,17 +19,59 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <iterator>
+#include <new>
+#include <vector>
 
 namespace doctor::cli {
 
 namespace {
 
-constexpr std::size_t k_max_snapshot = std::size_t{256} * 1024 * 1024;
+// Both a file and standard input stop at this size (facts::k_snapshot_limits).
+constexpr std::size_t k_max_snapshot = facts::k_snapshot_limits.max_bytes;
+
+std::string too_large_message(const std::string& path) {
+  return fmt::format(
+      "--snapshot {}: larger than {} MiB, the most a snapshot may be", path, k_max_snapshot >> 20U);
+}
+
+// Standard input up to k_max_snapshot + 1 bytes: one byte more than the cap says it is too
+// large, and nothing past that is read. It is read in blocks and joined once its length is
+// known, so that the text never takes twice its size (a growing buffer would, when it moves).
+std::string read_snapshot_stdin() {
+  constexpr std::size_t k_block = std::size_t{1} << 20U;
+  std::vector<std::string> blocks;
+  std::size_t total = 0;
+  while (total <= k_max_snapshot) {
+    std::string block(std::min(k_block, k_max_snapshot + 1 - total), '\0');
+    std::cin.read(block.data(), static_cast<std::streamsize>(block.size()));
+    const auto got = static_cast<std::size_t>(std::cin.gcount());
+    total += got;
+    const bool more = got == block.size();
+    block.resize(got);
+    blocks.push_back(std::move(block));
+    if (!more) {
+      break;
+    }
+  }
+  if (total > k_max_snapshot) {
+    throw CommandError{k_exit_usage, too_large_message("-")};
+  }
+  if (std::cin.bad()) {
+    throw CommandError{k_exit_usage, "--snapshot -: cannot read standard input"};
+  }
+  std::string text;
+  text.reserve(total);
+  for (std::string& block : blocks) {
+    text += block;
+    std::string().swap(block);
+  }
+  return text;
+}
 
 } // namespace
 
@@ -119,13 +161,18 @@ facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase&
   return collect::collect(root, options);
 }
 
-facts::Facts load_snapshot(const std::string& path) {
+namespace {
+
+facts::Facts read_snapshot(const std::string& path) {
   std::string text;
   if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    text = read_snapshot_stdin();
   } else {
     auto data = platform::read_file(path, k_max_snapshot);
     if (!data) {
+      if (data.error().code == ErrorCode::too_large) {
+        throw CommandError{k_exit_usage, too_large_message(path)};
+      }
       throw CommandError{k_exit_usage, fmt::format("--snapshot {}", data.error().message)};
     }
     text = std::move(*data);
@@ -135,6 +182,17 @@ facts::Facts load_snapshot(const std::string& path) {
     throw CommandError{k_exit_usage, fmt::format("--snapshot {}: {}", path, facts.error().message)};
   }
   return std::move(*facts);
+}
+
+} // namespace
+
+facts::Facts load_snapshot(const std::string& path) {
+  try {
+    return read_snapshot(path);
+  } catch (const std::bad_alloc&) {
+    throw CommandError{k_exit_usage,
+                       fmt::format("--snapshot {}: not enough memory to read it", path)};
+  }
 }
 
 void write_output(const std::string& path, const std::string& text) {

@@ -116,5 +116,59 @@ TEST(facts_json, missing_fields_default_to_not_collected) {
   EXPECT_TRUE(minimal->cudnn.empty());
 }
 
+std::string snapshot_error(const std::string& body) {
+  auto r =
+      facts::from_json_text(R"({"collection": {"schema": "cudnn-doctor-snapshot/1"})" + body + "}");
+  return r ? "read" : r.error().message;
+}
+
+TEST(facts_json, numbers_must_fit_their_field_and_errors_name_it) {
+  EXPECT_EQ(snapshot_error(R"(, "driver": {"nvml": {"devices": {"value": [{"index": 0,
+      "memory_total": {"value": 1e999999, "source": "nvml"}}]}}})"),
+            "malformed snapshot: driver.nvml.devices.value[0].memory_total.value: the number "
+            "1e999999 is out of range");
+  EXPECT_EQ(snapshot_error(R"(, "user": {"uid": {"value": 4294967296, "source": "x"}})"),
+            "malformed snapshot: user.uid.value: 4294967296 is out of range (0 to 4294967295)");
+  EXPECT_EQ(snapshot_error(R"(, "os": {"cpu_count": {"value": -1, "source": "x"}})"),
+            "malformed snapshot: os.cpu_count.value: -1 is out of range (0 to "
+            "18446744073709551615)");
+  EXPECT_EQ(
+      snapshot_error(R"(, "driver": {"nvml": {"init_result": {"value": 9223372036854775808}}})"),
+      "malformed snapshot: driver.nvml.init_result.value: 9223372036854775808 is out of range "
+      "(-9223372036854775808 to 9223372036854775807)");
+  EXPECT_EQ(snapshot_error(R"(, "pci": {"value": {"devices_scanned": 1.0}})"),
+            "malformed snapshot: pci.value.devices_scanned: 1.0 is not an integer (every number "
+            "here is a whole number)");
+  EXPECT_EQ(snapshot_error(R"(, "user": {"gids": {"value": [0, 4294967295, 4294967296]}})"),
+            "malformed snapshot: user.gids.value[2]: 4294967296 is out of range (0 to "
+            "4294967295)");
+}
+
+TEST(facts_json, wrong_types_name_the_field) {
+  EXPECT_EQ(snapshot_error(R"(, "binaries": [{"path": "/a"}, {"path": 7}])"),
+            "malformed snapshot: binaries[1].path: expected a string, found an integer");
+  EXPECT_EQ(snapshot_error(R"(, "integrity": {"requested": "yes"})"),
+            "malformed snapshot: integrity.requested: expected true or false, found a string");
+  EXPECT_EQ(snapshot_error(R"(, "environment": {"PATH": "/bin", "a\u001bb": 1})"),
+            "malformed snapshot: environment[\"a?b\"]: expected a string, found an integer");
+  EXPECT_EQ(snapshot_error(R"(, "integrity": {"files": [{"expected_size": "1"}]})"),
+            "malformed snapshot: integrity.files[0].expected_size: expected an integer, found a "
+            "string");
+}
+
+TEST(facts_json, the_document_bounds_hold_for_snapshots) {
+  std::string deep(64, '[');
+  EXPECT_NE(snapshot_error(", \"x\": " + deep).find("nested deeper than 16 levels"),
+            std::string::npos);
+  std::string many = ", \"probed_paths\": [";
+  for (std::size_t i = 0; i <= facts::k_snapshot_limits.max_objects; ++i) {
+    many += i == 0 ? "{}" : ",{}";
+  }
+  many += "]";
+  EXPECT_NE(snapshot_error(many).find("objects in the document"), std::string::npos);
+  EXPECT_EQ(snapshot_error(R"(, "os": {"id": {"unknown": "a"}, "id": {"unknown": "b"}})"),
+            "malformed snapshot: os: the key \"id\" appears twice");
+}
+
 } // namespace
 } // namespace doctor
