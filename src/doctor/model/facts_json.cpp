@@ -66,6 +66,8 @@ DOCTOR_JSON_FIELDS(DeviceNode, path, kind, mode, uid, gid, major, minor)
 DOCTOR_JSON_FIELDS(DriverLibrary, name, path, version, stub)
 DOCTOR_JSON_FIELDS(
     NvmlDevice, index, name, uuid, pci_bus_id, compute_capability, memory_total, memory_free)
+DOCTOR_JSON_FIELDS(
+    ProbeChild, uid, gid, capabilities_dropped, no_new_privs, address_space_limit, notes)
 DOCTOR_JSON_FIELDS(NvmlInfo,
                    status,
                    detail,
@@ -74,7 +76,8 @@ DOCTOR_JSON_FIELDS(NvmlInfo,
                    nvml_version,
                    driver_version,
                    cuda_driver_version,
-                   devices)
+                   devices,
+                   child)
 DOCTOR_JSON_FIELDS(KernelModules, kernel_release, nvidia_modules)
 DOCTOR_JSON_FIELDS(DriverInfo,
                    kernel_module_version,
