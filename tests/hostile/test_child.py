@@ -7,7 +7,10 @@ write where only root may, a leak ends at the child's address-space limit, and e
 it returns is rejected as out of range, never printed. Each case asserts the exit status, a
 complete report, the NVML facts or finding with its evidence."""
 import os
+import signal
+import subprocess
 import tempfile
+import time
 
 import hostile as x
 from hostile import expect, expect_contains, test
@@ -89,6 +92,53 @@ def a_grandchild_holding_the_pipe_neither_holds_the_doctor_nor_outlives_it():
     expect_gone(pid)
 
 
+def wait_for(predicate, seconds):
+    """Polls `predicate` until it holds or `seconds` pass (a bound, not a timing)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def running(pid):
+    """True while `pid` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@test
+def the_child_dies_with_the_doctor():
+    with x.tree() as d:
+        os.chmod(d, 0o1777)
+        pidfile = os.path.join(d, "child.pid")
+        e = dict(os.environ, **env("hang", FAKE_NVML_PIDFILE=pidfile))
+        doctor = subprocess.Popen([x.h.EXE, "check", "--probe-timeout", "120"], env=e,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        child = None
+        try:
+            expect(wait_for(lambda: open(pidfile).read().endswith("\n")
+                            if os.path.exists(pidfile) else False, 60),
+                   "the probe child never reached nvmlInit_v2")
+            child = int(open(pidfile).read())
+            expect(running(child), f"child {child} is not running")
+            os.kill(doctor.pid, signal.SIGKILL)  # the doctor alone, as an OOM killer would
+            doctor.wait()
+            expect(wait_for(lambda: not running(child), 30),
+                   f"the probe child {child} outlived the doctor (killed with SIGKILL)")
+        finally:
+            if doctor.poll() is None:
+                doctor.kill()
+                doctor.wait()
+            if child and running(child):
+                os.kill(child, signal.SIGKILL)
+
+
 @test
 def nvml_cannot_write_where_only_root_may():
     if os.geteuid() != 0:
@@ -145,7 +195,7 @@ def nonsense_values_are_rejected_as_out_of_range():
 
     r = x.run(["check"], timeout=60, env=env("nonsense"))
     x.expect_no_internal_error(r)
-    for printed in ("-2147483", "16777216", "TiB", "\x1b[31m", "\ufffd"):
+    for printed in ("-2147483", "16777216", "18446744073709551615", "\x1b[31m"):
         expect(printed not in r.out, f"{printed!r} printed: {r.out}")
     doc = check("nonsense")
     expect(doc["inventory"]["driver"]["nvml"]["cuda_driver_version"] is None, doc["inventory"])

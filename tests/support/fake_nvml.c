@@ -4,7 +4,8 @@
  * GPU. It exports the NVML entry points cudnn-doctor's probe uses, with the real C ABI of nvml.h
  * (NVML_API_VERSION 11+: nvmlPciInfo_t as of nvmlDeviceGetPciInfo_v3, nvmlMemory_t), and
  * describes one H100. FAKE_NVML_MODE selects a behaviour: "ok" (default), "crash" (nvmlInit_v2
- * dereferences NULL), "hang" (nvmlInit_v2 never returns), "nodriver" (returns 9, like the real
+ * dereferences NULL), "hang" (nvmlInit_v2 never returns; its pid goes to $FAKE_NVML_PIDFILE if
+ * set), "nodriver" (returns 9, like the real
  * library without a driver), and the attacks of a hostile library, each inside nvmlInit_v2 unless
  * said otherwise:
  *   "killpg"   kill(0, SIGTERM): its whole process group;
@@ -63,12 +64,23 @@ static void copy(char* dst, unsigned int n, const char* src) {
   }
 }
 
+/* Writes `pid` to $FAKE_NVML_PIDFILE, if set, so that a test can look for the process. */
+static void write_pid(pid_t pid) {
+  const char* path = getenv("FAKE_NVML_PIDFILE");
+  FILE* f = path ? fopen(path, "w") : NULL;
+  if (f) {
+    fprintf(f, "%d\n", (int)pid);
+    fclose(f);
+  }
+}
+
 nvmlReturn_t nvmlInit_v2(void) {
   if (strcmp(mode(), "crash") == 0) {
     volatile int* p = NULL;
     return *p;
   }
   if (strcmp(mode(), "hang") == 0) {
+    write_pid(getpid());
     for (;;) {
       pause();
     }
@@ -82,12 +94,7 @@ nvmlReturn_t nvmlInit_v2(void) {
       sleep(300);
       _exit(0);
     }
-    const char* path = getenv("FAKE_NVML_PIDFILE");
-    FILE* f = path ? fopen(path, "w") : NULL;
-    if (f) {
-      fprintf(f, "%d\n", (int)pid);
-      fclose(f);
-    }
+    write_pid(pid);
   }
   if (is("write")) {
     const char* path = getenv("FAKE_NVML_WRITE");
