@@ -17,6 +17,7 @@ LIBDIR = None
 def probe():
     global LIBDIR
     LIBDIR = tempfile.mkdtemp(prefix="doctor-fake-nvml-")
+    os.chmod(LIBDIR, 0o755)  # the probe child gives up root for nobody: it must still load it
     src = os.path.join(h.SOURCE, "tests", "support", "fake_nvml.c")
     r = subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-Wl,-soname,libnvidia-ml.so.1",
                         "-o", os.path.join(LIBDIR, "libnvidia-ml.so.1"), src], capture_output=True, text=True)

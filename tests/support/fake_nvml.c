@@ -4,11 +4,26 @@
  * GPU. It exports the NVML entry points cudnn-doctor's probe uses, with the real C ABI of nvml.h
  * (NVML_API_VERSION 11+: nvmlPciInfo_t as of nvmlDeviceGetPciInfo_v3, nvmlMemory_t), and
  * describes one H100. FAKE_NVML_MODE selects a behaviour: "ok" (default), "crash" (nvmlInit_v2
- * dereferences NULL), "hang" (nvmlInit_v2 never returns), "nodriver" (returns 9, like the real
- * library without a driver).
+ * dereferences NULL), "hang" (nvmlInit_v2 never returns; its pid goes to $FAKE_NVML_PIDFILE if
+ * set), "nodriver" (returns 9, like the real
+ * library without a driver), and the attacks of a hostile library, each inside nvmlInit_v2 unless
+ * said otherwise:
+ *   "killpg"   kill(0, SIGTERM): its whole process group;
+ *   "fork"     forks a grandchild that holds the report pipe and sleeps 300 s, writes its pid to
+ *              $FAKE_NVML_PIDFILE, then succeeds;
+ *   "write"    creates the file $FAKE_NVML_WRITE, then succeeds;
+ *   "leak"     allocates and touches 1 MiB blocks until malloc fails (then returns 999,
+ *              NVML_ERROR_UNKNOWN) or 3 GiB are held (then succeeds: nothing stopped it);
+ *   "nonsense" succeeds, then every query answers something absurd: text that is not UTF-8, not
+ *              terminated, empty or as long as the buffer; a negative CUDA version; 2^64-1 bytes
+ *              of memory; compute capability -1.1000.
  *
  * Built by the integration tests with: gcc -shared -fPIC -Wl,-soname,libnvidia-ml.so.1
  */
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,10 +48,29 @@ static const char* mode(void) {
   return m ? m : "ok";
 }
 
+static int is(const char* m) {
+  return strcmp(mode(), m) == 0;
+}
+
+/* Fills all `n` bytes with `c`: no terminating NUL anywhere in the buffer. */
+static void fill(char* dst, unsigned int n, char c) {
+  memset(dst, c, n);
+}
+
 static void copy(char* dst, unsigned int n, const char* src) {
   strncpy(dst, src, n);
   if (n > 0) {
     dst[n - 1] = '\0';
+  }
+}
+
+/* Writes `pid` to $FAKE_NVML_PIDFILE, if set, so that a test can look for the process. */
+static void write_pid(pid_t pid) {
+  const char* path = getenv("FAKE_NVML_PIDFILE");
+  FILE* f = path ? fopen(path, "w") : NULL;
+  if (f) {
+    fprintf(f, "%d\n", (int)pid);
+    fclose(f);
   }
 }
 
@@ -46,11 +80,41 @@ nvmlReturn_t nvmlInit_v2(void) {
     return *p;
   }
   if (strcmp(mode(), "hang") == 0) {
+    write_pid(getpid());
     for (;;) {
       pause();
     }
   }
-  return strcmp(mode(), "nodriver") == 0 ? 9 : 0;
+  if (is("killpg")) {
+    kill(0, SIGTERM);
+  }
+  if (is("fork")) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      sleep(300);
+      _exit(0);
+    }
+    write_pid(pid);
+  }
+  if (is("write")) {
+    const char* path = getenv("FAKE_NVML_WRITE");
+    const int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+    if (fd >= 0) {
+      (void)!write(fd, "written by the NVML stand-in\n", 29);
+      close(fd);
+    }
+  }
+  if (is("leak")) {
+    const size_t block = (size_t)1 << 20;
+    for (unsigned i = 0; i < 3072; ++i) {
+      char* p = malloc(block);
+      if (!p) {
+        return 999;
+      }
+      memset(p, (int)i, block);
+    }
+  }
+  return is("nodriver") ? 9 : 0;
 }
 
 nvmlReturn_t nvmlShutdown(void) { return 0; }
@@ -60,17 +124,25 @@ const char* nvmlErrorString(nvmlReturn_t r) {
 }
 
 nvmlReturn_t nvmlSystemGetNVMLVersion(char* v, unsigned int n) {
+  if (is("nonsense")) {
+    copy(v, n, "12.\xff\xfe.86"); /* not UTF-8 */
+    return 0;
+  }
   copy(v, n, "12.570.86.15");
   return 0;
 }
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char* v, unsigned int n) {
+  if (is("nonsense")) {
+    fill(v, n, '5'); /* unterminated */
+    return 0;
+  }
   copy(v, n, "570.86.15");
   return 0;
 }
 
 nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) {
-  *v = 12080;
+  *v = is("nonsense") ? INT_MIN : 12080;
   return 0;
 }
 
@@ -89,12 +161,20 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t* d) {
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* name, unsigned int n) {
   (void)d;
+  if (is("nonsense")) {
+    copy(name, n, "NVIDIA \x1b[31mH100\xc3\x28"); /* an escape sequence, then not UTF-8 */
+    return 0;
+  }
   copy(name, n, "NVIDIA H100 80GB HBM3");
   return 0;
 }
 
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char* uuid, unsigned int n) {
   (void)d;
+  if (is("nonsense")) {
+    copy(uuid, n, ""); /* empty */
+    return 0;
+  }
   copy(uuid, n, "GPU-5a4b3c2d-1e0f-4a5b-8c7d-6e5f4a3b2c1d");
   return 0;
 }
@@ -106,20 +186,23 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t* pci) {
   pci->bus = 0x18;
   pci->pciDeviceId = 0x233010de;
   copy(pci->busId, sizeof pci->busId, "00000000:18:00.0");
+  if (is("nonsense")) {
+    fill(pci->busId, sizeof pci->busId, 'f'); /* as long as the buffer, unterminated */
+  }
   return 0;
 }
 
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int* major, int* minor) {
   (void)d;
-  *major = 9;
-  *minor = 0;
+  *major = is("nonsense") ? -1 : 9;
+  *minor = is("nonsense") ? 1000 : 0;
   return 0;
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
   (void)d;
-  m->total = 85520809984ULL;
-  m->free = 84825473024ULL;
+  m->total = is("nonsense") ? ~0ULL : 85520809984ULL;
+  m->free = is("nonsense") ? ~0ULL : 84825473024ULL;
   m->used = m->total - m->free;
   return 0;
 }

@@ -3,15 +3,20 @@
 #include <doctor/collect/nvml_report.hpp>
 #include <doctor/platform/process.hpp>
 #include <doctor/probe/children.hpp>
+#include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace doctor::collect {
 
 using namespace facts; // the collectors fill in the facts model
 
 namespace {
+
+using Json = nlohmann::ordered_json;
 
 constexpr std::size_t k_max_probe_output = std::size_t{1024} * 1024;
 
@@ -25,22 +30,239 @@ NvmlInfo not_attempted(const std::string& why) {
   info.driver_version = Fact<std::string>::unknown(why);
   info.cuda_driver_version = Fact<std::string>::unknown(why);
   info.devices = Fact<std::vector<NvmlDevice>>::unknown(why);
+  info.child = Fact<ProbeChild>::unknown(why);
   return info;
 }
 
-template<typename T>
-Fact<T> from_field(const nlohmann::ordered_json& j,
-                   const char* key,
-                   const std::string& source,
-                   const std::string& missing) {
-  if (j.contains(key)) {
-    try {
-      return Fact<T>::known(j.at(key).get<T>(), source);
-    } catch (const nlohmann::ordered_json::exception&) {
-      return Fact<T>::unknown(fmt::format("the probe's {} is malformed", key));
+// What NVML may answer, checked in the parent: the child runs the vendor library, so everything
+// it reports is untrusted input. A rejected value is never kept, only why it was rejected.
+enum class TextKind {
+  version,    // "570.86.15", "12.570.86.15": digits separated by single dots
+  name,       // "NVIDIA H100 80GB HBM3": printable ASCII, not blank
+  uuid,       // "GPU-5a4b3c2d-…", "MIG-…": the prefix, then hex digits and dashes
+  pci_bus_id, // "00000000:18:00.0": domain:bus:device.function in hex
+};
+
+constexpr std::size_t k_max_text = 95;                         // NVML's buffers are 96 bytes
+constexpr std::uint64_t k_max_memory = std::uint64_t{1} << 50; // 1 PiB: no GPU comes near
+constexpr std::int64_t k_max_devices = 64;                     // what the child asks about
+
+bool is_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+bool hex_run(std::string_view s, std::size_t min, std::size_t max) {
+  return s.size() >= min && s.size() <= max && std::all_of(s.begin(), s.end(), is_hex);
+}
+
+bool is_version(std::string_view s) {
+  bool digit_before = false;
+  for (const char c : s) {
+    if (c == '.' ? !digit_before : (c < '0' || c > '9')) {
+      return false;
+    }
+    digit_before = c != '.';
+  }
+  return digit_before;
+}
+
+bool is_uuid(std::string_view s) {
+  if (!s.starts_with("GPU-") && !s.starts_with("MIG-")) {
+    return false;
+  }
+  const std::string_view rest = s.substr(4);
+  return !rest.empty()
+         && std::all_of(rest.begin(), rest.end(), [](char c) { return is_hex(c) || c == '-'; });
+}
+
+bool is_pci_bus_id(std::string_view s) {
+  const auto c1 = s.find(':');
+  if (c1 == std::string_view::npos) {
+    return false;
+  }
+  const auto c2 = s.find(':', c1 + 1);
+  if (c2 == std::string_view::npos) {
+    return false;
+  }
+  const auto dot = s.find('.', c2 + 1);
+  return dot != std::string_view::npos && hex_run(s.substr(0, c1), 4, 8)
+         && hex_run(s.substr(c1 + 1, c2 - c1 - 1), 2, 2)
+         && hex_run(s.substr(c2 + 1, dot - c2 - 1), 2, 2) && s.size() == dot + 2
+         && s[dot + 1] >= '0' && s[dot + 1] <= '7';
+}
+
+// Returns why `s` is not a plausible value of `kind`, or an empty string.
+std::string text_problem(std::string_view s, TextKind kind) {
+  if (s.empty()) {
+    return "it is empty";
+  }
+  if (s.size() > k_max_text) {
+    return fmt::format("it is {} bytes long", s.size());
+  }
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u > 0x7E) {
+      return "it holds bytes that are not printable ASCII text";
     }
   }
-  return Fact<T>::unknown(missing);
+  switch (kind) {
+  case TextKind::version:
+    return is_version(s) ? "" : "it is not a version (digits separated by dots)";
+  case TextKind::name:
+    return s.find_first_not_of(' ') == std::string_view::npos ? "it is blank" : "";
+  case TextKind::uuid:
+    return is_uuid(s) ? "" : "it is not a GPU or MIG UUID";
+  case TextKind::pci_bus_id:
+    return is_pci_bus_id(s) ? "" : "it is not a PCI address (domain:bus:device.function)";
+  }
+  return "";
+}
+
+std::string out_of_range(std::string_view function, std::string_view why) {
+  return fmt::format("{} gave a value out of range: {}", function, why);
+}
+
+// The text NVML gave for `key` through `function`, checked as `kind`.
+Fact<std::string> checked_text(const Json& j,
+                               const char* key,
+                               std::string_view function,
+                               TextKind kind,
+                               const std::string& missing) {
+  if (!j.contains(key)) {
+    return Fact<std::string>::unknown(missing);
+  }
+  const Json& v = j.at(key);
+  if (v.is_object() && v.contains("unterminated")) {
+    const Json& n = v["unterminated"];
+    return Fact<std::string>::unknown(
+        out_of_range(function,
+                     fmt::format("it filled its {}-byte buffer without a terminating NUL",
+                                 n.is_number_unsigned() ? n.get<std::uint64_t>() : 0)));
+  }
+  if (!v.is_string()) {
+    return Fact<std::string>::unknown(out_of_range(function, "the probe's report holds no text"));
+  }
+  const std::string why = text_problem(v.get_ref<const std::string&>(), kind);
+  if (!why.empty()) {
+    return Fact<std::string>::unknown(out_of_range(function, why));
+  }
+  return Fact<std::string>::known(v.get<std::string>(), fmt::format("nvml:{}", function));
+}
+
+// The integer at `key`, if it is one within [lo, hi]; else the reason.
+tl::expected<std::int64_t, std::string> checked_integer(
+    const Json& j, const char* key, std::string_view function, std::int64_t lo, std::int64_t hi) {
+  const Json& v = j.at(key);
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) {
+    return tl::make_unexpected(
+        out_of_range(function, fmt::format("{}, not in {}..{}", v.get<std::uint64_t>(), lo, hi)));
+  }
+  if (!v.is_number_integer()) {
+    return tl::make_unexpected(out_of_range(function, "not an integer"));
+  }
+  const auto x = v.get<std::int64_t>();
+  if (x < lo || x > hi) {
+    return tl::make_unexpected(out_of_range(function, fmt::format("{}, not in {}..{}", x, lo, hi)));
+  }
+  return x;
+}
+
+// A memory size in bytes, 1..at_most (2^64-1 and its kin are nonsense, not 16 EiB).
+Fact<std::uint64_t>
+checked_memory(const Json& d, const char* key, std::uint64_t at_most, const std::string& missing) {
+  constexpr std::string_view k_function = "nvmlDeviceGetMemoryInfo";
+  if (!d.contains(key)) {
+    return Fact<std::uint64_t>::unknown(missing);
+  }
+  const Json& v = d.at(key);
+  if (!v.is_number_unsigned()) {
+    return Fact<std::uint64_t>::unknown(out_of_range(k_function, "not a byte count"));
+  }
+  const auto x = v.get<std::uint64_t>();
+  if (x == 0 || x > at_most) {
+    return Fact<std::uint64_t>::unknown(
+        out_of_range(k_function, fmt::format("{} bytes, not in 1..{}", x, at_most)));
+  }
+  return Fact<std::uint64_t>::known(x, fmt::format("nvml:{}", k_function));
+}
+
+// "12.8" from 12080, NVML's 1000 * major + 10 * minor, for CUDA 1.0 to 99.9.
+Fact<std::string> checked_cuda_version(const Json& j) {
+  constexpr std::string_view k_function = "nvmlSystemGetCudaDriverVersion_v2";
+  if (!j.contains("cuda_driver_version")) {
+    return Fact<std::string>::unknown("nvmlSystemGetCudaDriverVersion failed");
+  }
+  const auto v = checked_integer(j, "cuda_driver_version", k_function, 1000, 99990);
+  if (!v) {
+    return Fact<std::string>::unknown(v.error());
+  }
+  return Fact<std::string>::known(fmt::format("{}.{}", *v / 1000, (*v % 1000) / 10),
+                                  fmt::format("nvml:{}", k_function));
+}
+
+// "9.0" from the two integers of nvmlDeviceGetCudaComputeCapability: major 1..99, minor 0..9.
+Fact<std::string> checked_compute_capability(const Json& d, const std::string& missing) {
+  constexpr std::string_view k_function = "nvmlDeviceGetCudaComputeCapability";
+  if (!d.contains("compute_capability_major") || !d.contains("compute_capability_minor")) {
+    return Fact<std::string>::unknown(missing);
+  }
+  const auto major = checked_integer(d, "compute_capability_major", k_function, 1, 99);
+  const auto minor = checked_integer(d, "compute_capability_minor", k_function, 0, 9);
+  if (!major || !minor) {
+    return Fact<std::string>::unknown(!major ? major.error() : minor.error());
+  }
+  return Fact<std::string>::known(fmt::format("{}.{}", *major, *minor),
+                                  fmt::format("nvml:{}", k_function));
+}
+
+NvmlDevice device_from_report(const Json& d, unsigned position) {
+  NvmlDevice dev;
+  dev.index = position;
+  const std::string why = d.contains("error") && d["error"].is_string()
+                              ? fmt::format("nvmlDeviceGetHandleByIndex_v2 failed: {}",
+                                            util::sanitize(d["error"].get<std::string>(), 200))
+                              : std::string("NVML did not answer");
+  dev.name = checked_text(d, "name", "nvmlDeviceGetName", TextKind::name, why);
+  dev.uuid = checked_text(d, "uuid", "nvmlDeviceGetUUID", TextKind::uuid, why);
+  dev.pci_bus_id =
+      checked_text(d, "pci_bus_id", "nvmlDeviceGetPciInfo_v3", TextKind::pci_bus_id, why);
+  dev.compute_capability = checked_compute_capability(d, why);
+  dev.memory_total = checked_memory(d, "memory_total", k_max_memory, why);
+  dev.memory_free = checked_memory(d, "memory_free", dev.memory_total.value_or(k_max_memory), why);
+  return dev;
+}
+
+// How the child says it was confined (children.cpp, run_confined), within the types' ranges.
+Fact<ProbeChild> child_from_report(const Json& j) {
+  if (!j.contains("child") || !j["child"].is_object()) {
+    return Fact<ProbeChild>::unknown("the probe did not say how it was confined");
+  }
+  const Json& c = j["child"];
+  constexpr std::int64_t k_max_id = 0xFFFFFFFF;
+  const auto field = [&](const char* key) { return c.contains(key) ? c[key] : Json(); };
+  const auto uid = c.contains("uid") ? checked_integer(c, "uid", "the probe", 0, k_max_id)
+                                     : tl::make_unexpected(std::string());
+  const auto gid = c.contains("gid") ? checked_integer(c, "gid", "the probe", 0, k_max_id)
+                                     : tl::make_unexpected(std::string());
+  if (!uid || !gid || !field("capabilities_dropped").is_boolean()
+      || !field("no_new_privs").is_boolean()
+      || !field("address_space_limit").is_number_unsigned()) {
+    return Fact<ProbeChild>::unknown("the probe's account of its confinement is malformed");
+  }
+  ProbeChild child;
+  child.uid = static_cast<std::uint32_t>(*uid);
+  child.gid = static_cast<std::uint32_t>(*gid);
+  child.capabilities_dropped = c["capabilities_dropped"].get<bool>();
+  child.no_new_privs = c["no_new_privs"].get<bool>();
+  child.address_space_limit = c["address_space_limit"].get<std::uint64_t>();
+  if (field("notes").is_array()) {
+    for (const Json& n : c["notes"]) {
+      if (n.is_string() && child.notes.size() < 16) {
+        child.notes.push_back(util::sanitize(n.get<std::string>(), 300));
+      }
+    }
+  }
+  return Fact<ProbeChild>::known(std::move(child), "probe:confine_child");
 }
 
 } // namespace
@@ -56,6 +278,9 @@ NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result) {
     info.driver_version = Fact<std::string>::unknown(detail);
     info.cuda_driver_version = Fact<std::string>::unknown(detail);
     info.devices = Fact<std::vector<NvmlDevice>>::unknown(detail);
+    if (!info.child) {
+      info.child = Fact<ProbeChild>::unknown(detail);
+    }
     return info;
   };
   if (result.timed_out) {
@@ -71,24 +296,31 @@ NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result) {
     return fail_all("probe_failed",
                     fmt::format("the NVML probe exited with status {}", result.exit_code));
   }
-  const auto j = nlohmann::ordered_json::parse(result.out, nullptr, false);
+  const auto j = Json::parse(result.out, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return fail_all("probe_failed", "the NVML probe printed no readable answer");
   }
+  info.child = child_from_report(j);
   if (j.contains("library_error")) {
-    const std::string why =
-        fmt::format("NVML cannot be loaded: {}",
-                    j["library_error"].is_string() ? j["library_error"].get<std::string>() : "");
+    const std::string why = fmt::format(
+        "NVML cannot be loaded: {}",
+        j["library_error"].is_string() ? util::sanitize(j["library_error"].get<std::string>(), 600)
+                                       : "");
     fail_all("library_not_found", why);
     return info;
   }
-  const std::string lib = j.value("library", std::string("NVML"));
+  const std::string lib = j.contains("library") && j["library"].is_string()
+                              ? j["library"].get<std::string>()
+                              : std::string("NVML");
   info.library = Fact<std::string>::known(lib, "nvml:dlopen");
-  info.nvml_version = from_field<std::string>(
-      j, "nvml_version", "nvml:nvmlSystemGetNVMLVersion", "nvmlSystemGetNVMLVersion failed");
+  info.nvml_version = checked_text(j,
+                                   "nvml_version",
+                                   "nvmlSystemGetNVMLVersion",
+                                   TextKind::version,
+                                   "nvmlSystemGetNVMLVersion failed");
   if (!j.contains("init") || !j["init"].is_number_integer() || j["init"].get<std::int64_t>() != 0) {
     const std::string err = j.contains("init_error") && j["init_error"].is_string()
-                                ? j["init_error"].get<std::string>()
+                                ? util::sanitize(j["init_error"].get<std::string>(), 200)
                                 : std::string("unknown error");
     info.status = "init_failed";
     if (j.contains("init") && j["init"].is_number_integer()) {
@@ -106,48 +338,38 @@ NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result) {
   }
   info.status = "ok";
   info.init_result = Fact<std::int64_t>::known(0, "nvml:nvmlInit_v2");
-  info.driver_version = from_field<std::string>(
-      j, "driver_version", "nvml:nvmlSystemGetDriverVersion", "nvmlSystemGetDriverVersion failed");
-  if (j.contains("cuda_driver_version") && j["cuda_driver_version"].is_number_integer()) {
-    const auto v = j["cuda_driver_version"].get<std::int64_t>();
-    info.cuda_driver_version = Fact<std::string>::known(
-        fmt::format("{}.{}", v / 1000, (v % 1000) / 10), "nvml:nvmlSystemGetCudaDriverVersion_v2");
-  } else {
-    info.cuda_driver_version = Fact<std::string>::unknown("nvmlSystemGetCudaDriverVersion failed");
+  info.driver_version = checked_text(j,
+                                     "driver_version",
+                                     "nvmlSystemGetDriverVersion",
+                                     TextKind::version,
+                                     "nvmlSystemGetDriverVersion failed");
+  info.cuda_driver_version = checked_cuda_version(j);
+  if (j.contains("device_count_error")) {
+    info.devices = Fact<std::vector<NvmlDevice>>::unknown(
+        fmt::format("nvmlDeviceGetCount_v2 failed: {}",
+                    j["device_count_error"].is_string()
+                        ? util::sanitize(j["device_count_error"].get<std::string>(), 200)
+                        : ""));
+    return info;
+  }
+  if (j.contains("device_count")) {
+    const auto count =
+        checked_integer(j, "device_count", "nvmlDeviceGetCount_v2", 0, k_max_devices);
+    if (!count) {
+      info.devices = Fact<std::vector<NvmlDevice>>::unknown(count.error());
+      return info;
+    }
   }
   std::vector<NvmlDevice> devices;
   if (j.contains("devices") && j["devices"].is_array()) {
     for (const auto& d : j["devices"]) {
-      if (!d.is_object()) {
-        continue;
+      if (d.is_object() && devices.size() < static_cast<std::size_t>(k_max_devices)) {
+        devices.push_back(device_from_report(d, static_cast<unsigned>(devices.size())));
       }
-      NvmlDevice dev;
-      dev.index = d.value("index", 0U);
-      const std::string why = d.contains("error") && d["error"].is_string()
-                                  ? fmt::format("nvmlDeviceGetHandleByIndex_v2 failed: {}",
-                                                d["error"].get<std::string>())
-                                  : std::string("NVML did not answer");
-      dev.name = from_field<std::string>(d, "name", "nvml:nvmlDeviceGetName", why);
-      dev.uuid = from_field<std::string>(d, "uuid", "nvml:nvmlDeviceGetUUID", why);
-      dev.pci_bus_id =
-          from_field<std::string>(d, "pci_bus_id", "nvml:nvmlDeviceGetPciInfo_v3", why);
-      dev.compute_capability = from_field<std::string>(
-          d, "compute_capability", "nvml:nvmlDeviceGetCudaComputeCapability", why);
-      dev.memory_total =
-          from_field<std::uint64_t>(d, "memory_total", "nvml:nvmlDeviceGetMemoryInfo", why);
-      dev.memory_free =
-          from_field<std::uint64_t>(d, "memory_free", "nvml:nvmlDeviceGetMemoryInfo", why);
-      devices.push_back(std::move(dev));
     }
   }
-  if (j.contains("device_count_error")) {
-    info.devices = Fact<std::vector<NvmlDevice>>::unknown(fmt::format(
-        "nvmlDeviceGetCount_v2 failed: {}",
-        j["device_count_error"].is_string() ? j["device_count_error"].get<std::string>() : ""));
-  } else {
-    info.devices =
-        Fact<std::vector<NvmlDevice>>::known(std::move(devices), "nvml:nvmlDeviceGetCount_v2");
-  }
+  info.devices =
+      Fact<std::vector<NvmlDevice>>::known(std::move(devices), "nvml:nvmlDeviceGetCount_v2");
   return info;
 }
 

@@ -86,6 +86,18 @@ struct NvmlDevice {
   bool operator==(const NvmlDevice&) const = default;
 };
 
+// How the isolated child that called the vendor library was confined, as the child said
+// (platform::confine_child).
+struct ProbeChild {
+  std::uint32_t uid = 0; // the user and group it ran as (65534: nobody)
+  std::uint32_t gid = 0;
+  bool capabilities_dropped = false; // none left in any set
+  bool no_new_privs = false;
+  std::uint64_t address_space_limit = 0; // RLIMIT_AS in bytes; 0: none
+  std::vector<std::string> notes;        // what was not done, and why ("kept user root, …")
+  bool operator==(const ProbeChild&) const = default;
+};
+
 // What NVML said. `status` is one of: "ok", "not_attempted" (not the live machine, or NVML not
 // wanted), "library_not_found", "init_failed", "probe_failed" (the isolated probe crashed or hung).
 struct NvmlInfo {
@@ -97,6 +109,7 @@ struct NvmlInfo {
   Fact<std::string> driver_version;
   Fact<std::string> cuda_driver_version; // "13.0": the newest CUDA this driver supports
   Fact<std::vector<NvmlDevice>> devices;
+  Fact<ProbeChild> child; // unknown when the child gave no report (crashed, hung, not run)
   bool operator==(const NvmlInfo&) const = default;
 };
 

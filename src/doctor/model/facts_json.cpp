@@ -308,6 +308,8 @@ DOCTOR_FACTS_FIELDS(DeviceNode, path, kind, mode, uid, gid, major, minor)
 DOCTOR_FACTS_FIELDS(DriverLibrary, name, path, version, stub)
 DOCTOR_FACTS_FIELDS(
     NvmlDevice, index, name, uuid, pci_bus_id, compute_capability, memory_total, memory_free)
+DOCTOR_FACTS_FIELDS(
+    ProbeChild, uid, gid, capabilities_dropped, no_new_privs, address_space_limit, notes)
 DOCTOR_FACTS_FIELDS(NvmlInfo,
                     status,
                     detail,
@@ -316,7 +318,8 @@ DOCTOR_FACTS_FIELDS(NvmlInfo,
                     nvml_version,
                     driver_version,
                     cuda_driver_version,
-                    devices)
+                    devices,
+                    child)
 DOCTOR_FACTS_FIELDS(KernelModules, kernel_release, nvidia_modules)
 DOCTOR_FACTS_FIELDS(DriverInfo,
                     kernel_module_version,

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace doctor::probe {
 
 namespace {
@@ -31,13 +34,41 @@ const ChildProbe* child_for_argument(std::string_view argument) {
   return nullptr;
 }
 
+int run_confined(const platform::ConfinementRequest& request, nlohmann::ordered_json (*queries)()) {
+  auto confined = platform::confine_child(request);
+  if (!confined) {
+    return 1; // the parent is gone: nobody would read the answer
+  }
+  nlohmann::ordered_json report = queries();
+  nlohmann::ordered_json child;
+  child["uid"] = confined->uid;
+  child["gid"] = confined->gid;
+  child["capabilities_dropped"] = confined->capabilities_dropped;
+  child["no_new_privs"] = confined->no_new_privs;
+  child["address_space_limit"] = confined->address_space_limit;
+  child["notes"] = confined->notes;
+  report["child"] = std::move(child);
+  std::string text = report.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  text += k_end_of_report;
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  // The answer is in: nothing after it may change the outcome. Ending here skips the vendor
+  // library's atexit handlers and destructors (which can hang or crash like any vendor code) and,
+  // in a sanitized build, the leak checker, which would judge the vendor library's memory.
+  std::_Exit(0);
+}
+
 Expected<platform::ProcessResult> run_child(std::string_view name,
                                             const std::filesystem::path& self,
                                             std::chrono::milliseconds timeout,
                                             std::size_t max_output) {
   for (const ChildProbe& c : k_children) {
     if (c.name == name) {
-      return platform::run_process({self.string(), std::string(c.argument)}, timeout, max_output);
+      platform::ProcessOptions options;
+      options.timeout = timeout;
+      options.max_output = max_output;
+      options.end_of_answer = k_end_of_report;
+      return platform::run_process({self.string(), std::string(c.argument)}, options);
     }
   }
   return make_error(ErrorCode::not_found, fmt::format("no isolated child named {}", name));

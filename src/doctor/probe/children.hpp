@@ -5,8 +5,11 @@
 // never the doctor. One table row per child.
 #pragma once
 
+#include <doctor/platform/privileges.hpp>
 #include <doctor/platform/process.hpp>
 #include <doctor/util/error.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -22,6 +25,10 @@ struct ChildProbe {
   int (*run)();              // runs in the child; writes its report to stdout, returns the status
 };
 
+// Ends a child's report (one line of JSON, which never holds a raw newline): the parent stops
+// reading there, so a grandchild that inherited the pipe cannot keep it waiting.
+inline constexpr char k_end_of_report = '\n';
+
 // Every child, in the order of the table in children.cpp.
 std::span<const ChildProbe> all_children();
 
@@ -29,10 +36,18 @@ std::span<const ChildProbe> all_children();
 // before anything else, so a child never parses the command line or loads the knowledge base.
 const ChildProbe* child_for_argument(std::string_view argument);
 
+// Runs in the child: confines it (platform::confine_child with `request`) before anything else,
+// then runs `queries` (which load and call the vendor library) and writes what they return, with
+// what the confinement did under "child", to standard output as one line ended by
+// k_end_of_report, then ends the process at once with status 0, even when the vendor calls
+// failed (the failure is the answer): no vendor code runs after the answer. Returns 1, having
+// called nothing, only when the parent is already gone.
+int run_confined(const platform::ConfinementRequest& request, nlohmann::ordered_json (*queries)());
+
 // Runs child `name` in a process of its own: `self` (the doctor's executable) with the child's
-// argument, an empty standard input, killed after `timeout`, at most `max_output` bytes of its
-// report kept. Returns ErrorCode::not_found for a name no row has, or the error of a child that
-// could not be started.
+// argument, an empty standard input, in a session of its own that is killed, whole, once the
+// report is in or after `timeout`; at most `max_output` bytes of its report kept. Returns
+// ErrorCode::not_found for a name no row has, or the error of a child that could not be started.
 Expected<platform::ProcessResult> run_child(std::string_view name,
                                             const std::filesystem::path& self,
                                             std::chrono::milliseconds timeout,

@@ -2,13 +2,14 @@
 #include <doctor/platform/dynlib.hpp>
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/privileges.hpp>
+#include <doctor/probe/children.hpp>
 #include <doctor/probe/nvml_child.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace doctor::probe {
@@ -38,6 +39,11 @@ struct NvmlMemory { // nvmlMemory_t
 
 constexpr NvmlReturn k_success = 0;
 constexpr unsigned k_text_buffer = 96; // covers every *_BUFFER_SIZE used below
+constexpr unsigned k_max_devices = 64; // devices asked about; the collector rejects a larger count
+
+// The address space NVML may map beyond what the child holds when it starts. Measured: see
+// docs/architecture.md ("The isolated children").
+constexpr std::uint64_t k_nvml_address_space = std::uint64_t{1} << 30;
 
 struct NvmlTable {
   NvmlReturn (*init)() = nullptr;
@@ -74,6 +80,30 @@ void bind(const platform::DynamicLibrary& lib,
 std::string error_text(const NvmlTable& t, NvmlReturn rc) {
   const char* s = t.error_string != nullptr ? t.error_string(rc) : nullptr;
   return s != nullptr ? util::sanitize(s, 200) : fmt::format("NVML error {}", rc);
+}
+
+// What NVML wrote into `buf` (`n` bytes, cleared before the call), as it wrote it: the collector
+// judges it. The bytes up to the NUL; {"unterminated": n} when NVML filled the whole buffer
+// without one (reading on would run past it). Bytes that are not UTF-8 become U+FFFD when the
+// report is written, which the collector rejects.
+nlohmann::ordered_json text(const char* buf, std::size_t n) {
+  const void* nul = std::memchr(buf, '\0', n);
+  if (nul == nullptr) {
+    nlohmann::ordered_json j;
+    j["unterminated"] = n;
+    return j;
+  }
+  return std::string(buf, static_cast<std::size_t>(static_cast<const char*>(nul) - buf));
+}
+
+// Calls `query` with a cleared buffer and stores what it wrote under `key` when it succeeds.
+template<typename Query>
+void text_field(nlohmann::ordered_json& out, const char* key, Query query) {
+  char buf[k_text_buffer];
+  std::memset(buf, 0, sizeof buf);
+  if (query(buf, static_cast<unsigned>(sizeof buf)) == k_success) {
+    out[key] = text(buf, sizeof buf);
+  }
 }
 
 std::vector<std::string> library_names() {
@@ -123,10 +153,9 @@ nlohmann::ordered_json probe() {
   bind(*lib, t.device_memory, {"nvmlDeviceGetMemoryInfo"}, symbols);
   out["symbols"] = symbols;
 
-  char buf[k_text_buffer] = {};
   // The NVML version query works without a driver; ask it first.
-  if (t.system_nvml_version != nullptr && t.system_nvml_version(buf, sizeof buf) == k_success) {
-    out["nvml_version"] = util::sanitize(buf, 80);
+  if (t.system_nvml_version != nullptr) {
+    text_field(out, "nvml_version", t.system_nvml_version);
   }
   if (t.init == nullptr) {
     out["init_error"] = "the library exports neither nvmlInit_v2 nor nvmlInit";
@@ -138,8 +167,8 @@ nlohmann::ordered_json probe() {
     out["init_error"] = error_text(t, rc);
     return out;
   }
-  if (t.system_driver_version != nullptr && t.system_driver_version(buf, sizeof buf) == k_success) {
-    out["driver_version"] = util::sanitize(buf, 80);
+  if (t.system_driver_version != nullptr) {
+    text_field(out, "driver_version", t.system_driver_version);
   }
   int cuda = 0;
   if (t.system_cuda_driver_version != nullptr && t.system_cuda_driver_version(&cuda) == k_success) {
@@ -152,9 +181,11 @@ nlohmann::ordered_json probe() {
     if (crc != k_success) {
       out["device_count_error"] = error_text(t, crc);
       count = 0;
+    } else {
+      out["device_count"] = count;
     }
   }
-  for (unsigned i = 0; i < count && i < 64; ++i) {
+  for (unsigned i = 0; i < count && i < k_max_devices; ++i) {
     nlohmann::ordered_json d;
     d["index"] = i;
     NvmlDevice dev = nullptr;
@@ -164,22 +195,22 @@ nlohmann::ordered_json probe() {
       devices.push_back(d);
       continue;
     }
-    if (t.device_name != nullptr && t.device_name(dev, buf, sizeof buf) == k_success) {
-      d["name"] = util::sanitize(buf, 96);
+    if (t.device_name != nullptr) {
+      text_field(d, "name", [&](char* b, unsigned n) { return t.device_name(dev, b, n); });
     }
-    if (t.device_uuid != nullptr && t.device_uuid(dev, buf, sizeof buf) == k_success) {
-      d["uuid"] = util::sanitize(buf, 96);
+    if (t.device_uuid != nullptr) {
+      text_field(d, "uuid", [&](char* b, unsigned n) { return t.device_uuid(dev, b, n); });
     }
     NvmlPciInfo pci{};
     if (t.device_pci_info != nullptr && t.device_pci_info(dev, &pci) == k_success) {
-      pci.bus_id[sizeof pci.bus_id - 1] = '\0';
-      d["pci_bus_id"] = util::sanitize(pci.bus_id, 32);
+      d["pci_bus_id"] = text(pci.bus_id, sizeof pci.bus_id);
     }
     int major = 0;
     int minor = 0;
     if (t.device_compute_capability != nullptr
         && t.device_compute_capability(dev, &major, &minor) == k_success) {
-      d["compute_capability"] = fmt::format("{}.{}", major, minor);
+      d["compute_capability_major"] = major;
+      d["compute_capability_minor"] = minor;
     }
     NvmlMemory mem{};
     if (t.device_memory != nullptr && t.device_memory(dev, &mem) == k_success) {
@@ -198,12 +229,10 @@ nlohmann::ordered_json probe() {
 } // namespace
 
 int run_nvml_child() {
-  platform::drop_machine_changing_privileges();
-  const std::string text =
-      probe().dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-  return 0;
+  platform::ConfinementRequest request;
+  request.address_space_budget = k_nvml_address_space;
+  request.device_prefix = "nvidia";
+  return run_confined(request, probe);
 }
 
 } // namespace doctor::probe

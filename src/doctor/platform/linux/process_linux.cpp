@@ -7,9 +7,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -26,17 +29,98 @@ std::int64_t now_ms() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+// The environment of the child: ours, with k_parent_pid_variable naming this process.
+std::vector<std::string> child_environment() {
+  std::vector<std::string> env;
+  const std::string prefix = std::string(k_parent_pid_variable) + "=";
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (!std::string_view(*e).starts_with(prefix)) {
+      env.emplace_back(*e);
+    }
+  }
+  env.push_back(prefix + std::to_string(::getpid()));
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (std::string& s : strings) {
+    out.push_back(s.data());
+  }
+  out.push_back(nullptr);
+  return out;
+}
+
+// A descriptor that becomes readable when `pid` exits (pidfd_open, Linux 5.3), or -1 where the
+// kernel or a seccomp filter refuses it; the caller then polls in short slices instead.
+Fd open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return Fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+#else
+  (void)pid;
+  return Fd();
+#endif
+}
+
+// True once `pid` has exited; leaves it unreaped (WNOWAIT), so its pid, and the process group
+// it leads, cannot be reused before killpg() below.
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0
+         && info.si_pid == pid;
+}
+
+// Reaps `pid` and then every process left in its process group (orphans the doctor, a child
+// subreaper, inherited), waiting at most a short grace after SIGKILL: a process stuck in an
+// uninterruptible driver call cannot die until the call returns, and the doctor must not hang
+// on it. Returns false if `pid` itself could not be reaped in that time.
+bool reap(pid_t pid, int& status) {
+  constexpr std::int64_t k_grace_ms = 2000;
+  const std::int64_t until = now_ms() + k_grace_ms;
+  bool reaped = false;
+  while (!reaped) {
+    const pid_t got = ::waitpid(pid, &status, WNOHANG);
+    reaped = got == pid;
+    if (got < 0 && errno != EINTR) {
+      break;
+    }
+    if (!reaped && now_ms() >= until) {
+      return false;
+    }
+    if (got == 0) {
+      ::poll(nullptr, 0, 2);
+    }
+  }
+  while (now_ms() < until) {
+    const pid_t got = ::waitpid(-pid, nullptr, WNOHANG);
+    if (got < 0 && errno != EINTR) {
+      break; // ECHILD: nothing of the group is left
+    }
+    if (got == 0) {
+      ::poll(nullptr, 0, 2); // members still dying
+    }
+  }
+  return reaped;
+}
+
 } // namespace
 
-// The child gets /dev/null as stdin and stderr and a pipe as stdout. The parent reads the pipe
-// with poll() until EOF or the deadline; on the deadline it kills the child with SIGKILL (a hung
-// vendor call ignores anything gentler) and reaps it, so no zombie outlives the call.
+// The child gets /dev/null as stdin and stderr, a pipe as stdout, and a session of its own
+// (POSIX_SPAWN_SETSID), so that neither kill(0, …) in vendor code reaches the doctor nor a
+// grandchild it forks escapes the final kill; it has no controlling terminal either. The parent
+// reads the pipe until the end-of-answer byte, EOF or the deadline, and waits for the child
+// itself through a pidfd, never for EOF alone: a grandchild holding a copy of the pipe would
+// otherwise keep it waiting until the deadline. Then it kills the whole session's process group
+// with SIGKILL (a hung vendor call ignores anything gentler) and reaps everything in it: the
+// doctor is a child subreaper, so grandchildren orphaned by the child's exit are its own
+// children and are reaped here, not left running or as zombies.
 Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
-                                    std::chrono::milliseconds timeout,
-                                    std::size_t max_output) {
+                                    const ProcessOptions& options) {
   if (argv.empty()) {
     return make_error(ErrorCode::invalid_argument, "run_process: empty argument list");
   }
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); // idempotent; failure only leaves zombies to init
   int fds[2] = {-1, -1};
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return make_error(ErrorCode::io, fmt::format("pipe: {}", std::strerror(errno)));
@@ -49,61 +133,75 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
 
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const std::string& a : argv) {
-    args.push_back(const_cast<char*>(a.c_str())); // NOLINT: posix_spawn's signature
-  }
-  args.push_back(nullptr);
+  std::vector<std::string> arg_strings(argv);
+  std::vector<std::string> env_strings = child_environment();
+  const std::vector<char*> args = pointers(arg_strings);
+  const std::vector<char*> env = pointers(env_strings);
 
   pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  const int rc =
+      ::posix_spawn(&pid, argv[0].c_str(), &actions, &attributes, args.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   write_end.reset();
   if (rc != 0) {
     return make_error(ErrorCode::not_found, fmt::format("{}: {}", argv[0], std::strerror(rc)));
   }
 
+  const Fd pidfd = open_pidfd(pid);
+  constexpr int k_slice_ms = 50; // without a pidfd: how often to look whether the child exited
   ProcessResult result;
-  const std::int64_t deadline = now_ms() + timeout.count();
+  const std::int64_t deadline = now_ms() + options.timeout.count();
   char buffer[8192];
-  while (true) {
+  bool exited = false;
+  while (!exited) {
     const std::int64_t left = deadline - now_ms();
     if (left <= 0) {
       result.timed_out = true;
       break;
     }
-    struct pollfd pfd {
-      read_end.get(), POLLIN, 0
-    };
-    const int ready = ::poll(&pfd, 1, static_cast<int>(left));
-    if (ready < 0 && errno == EINTR) {
-      continue;
+    struct pollfd pfd[2] = {{-1, POLLIN, 0}, {pidfd.get(), POLLIN, 0}};
+    if (read_end && !result.answered) {
+      pfd[0].fd = read_end.get();
     }
-    if (ready <= 0) {
-      result.timed_out = ready == 0;
+    const int wait =
+        pidfd ? static_cast<int>(left) : static_cast<int>(std::min<std::int64_t>(left, k_slice_ms));
+    const int ready = ::poll(pfd, 2, wait);
+    if (ready < 0 && errno != EINTR) {
+      result.timed_out = true; // cannot wait any more: treat as out of time, kill below
       break;
     }
-    const ssize_t got = ::read(read_end.get(), buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) {
-      continue;
+    if (ready > 0 && pfd[0].revents != 0) {
+      const ssize_t got = ::read(read_end.get(), buffer, sizeof buffer);
+      if (got > 0) {
+        append_answer(result, std::string_view(buffer, static_cast<std::size_t>(got)), options);
+      } else if (got == 0 || errno != EINTR) {
+        read_end.reset(); // EOF: only the child's exit is left to wait for
+      }
     }
-    if (got <= 0) {
-      break;
-    }
-    const auto n = static_cast<std::size_t>(got);
-    if (result.out.size() < max_output) {
-      result.out.append(buffer, std::min(n, max_output - result.out.size()));
+    exited = has_exited(pid);
+  }
+  // What the child wrote just before it exited is still in the pipe; grandchildren may still
+  // hold it, so read only what is there (non-blocking), up to the end of the answer.
+  if (exited && read_end && !result.answered) {
+    ::fcntl(read_end.get(), F_SETFL, O_NONBLOCK);
+    ssize_t got = 0;
+    while (now_ms() < deadline && (got = ::read(read_end.get(), buffer, sizeof buffer)) > 0
+           && !append_answer(
+               result, std::string_view(buffer, static_cast<std::size_t>(got)), options)) {
     }
   }
-  if (result.timed_out) {
-    ::kill(pid, SIGKILL);
-  }
+  ::kill(-pid, SIGKILL); // the child's session: the child (if alive) and every descendant in it
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!result.timed_out) {
+  const bool reaped = reap(pid, status);
+  if (!result.timed_out && reaped) {
     if (WIFEXITED(status)) {
       result.exited = true;
       result.exit_code = WEXITSTATUS(status);

@@ -6,6 +6,9 @@
 
 #include <windows.h>
 
+#include <algorithm>
+#include <string_view>
+
 namespace doctor::platform {
 
 namespace {
@@ -39,9 +42,11 @@ std::wstring quote_argument(const std::wstring& arg) {
 
 // The child's stdout is an anonymous pipe; the parent reads it on this thread with
 // PeekNamedPipe polling so that the time limit also covers a child that writes nothing and hangs.
+// The child starts suspended inside a job object that kills every process in it when the job's
+// last handle closes: once the answer is in (the end-of-answer byte, or the child's exit), on
+// the time limit, or when the doctor itself dies, the child and all it started end together.
 Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
-                                    std::chrono::milliseconds timeout,
-                                    std::size_t max_output) {
+                                    const ProcessOptions& options) {
   if (argv.empty()) {
     return make_error(ErrorCode::invalid_argument, "run_process: empty argument list");
   }
@@ -59,6 +64,12 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
                            OPEN_EXISTING,
                            0,
                            nullptr);
+  HANDLE job = CreateJobObjectW(nullptr, nullptr);
+  if (job != nullptr) {
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
+    limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+    SetInformationJobObject(job, JobObjectExtendedLimitInformation, &limits, sizeof limits);
+  }
 
   std::wstring cmdline;
   for (const std::string& a : argv) {
@@ -80,7 +91,7 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
                                  nullptr,
                                  nullptr,
                                  TRUE,
-                                 CREATE_NO_WINDOW,
+                                 CREATE_NO_WINDOW | CREATE_SUSPENDED,
                                  nullptr,
                                  nullptr,
                                  &si,
@@ -92,25 +103,34 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
   }
   if (ok == 0) {
     CloseHandle(read_end);
+    if (job != nullptr) {
+      CloseHandle(job);
+    }
     return make_error(ErrorCode::not_found,
                       fmt::format("{}: {}", argv[0], windows::last_error_message(spawn_error)));
   }
+  if (job != nullptr) {
+    AssignProcessToJobObject(job, pi.hProcess);
+  }
+  ResumeThread(pi.hThread);
 
   ProcessResult result;
-  const ULONGLONG deadline = GetTickCount64() + static_cast<ULONGLONG>(timeout.count());
+  const ULONGLONG deadline = GetTickCount64() + static_cast<ULONGLONG>(options.timeout.count());
   char buffer[8192];
-  while (true) {
+  bool pipe_open = true;
+  bool exited = false;
+  while (!exited) {
     DWORD available = 0;
-    if (PeekNamedPipe(read_end, nullptr, 0, nullptr, &available, nullptr) == 0) {
-      break; // the child closed its end
+    if (pipe_open && !result.answered
+        && PeekNamedPipe(read_end, nullptr, 0, nullptr, &available, nullptr) == 0) {
+      pipe_open = false; // every writer closed its end
     }
-    if (available > 0) {
+    if (pipe_open && !result.answered && available > 0) {
       DWORD got = 0;
       if (ReadFile(read_end, buffer, sizeof buffer, &got, nullptr) == 0 || got == 0) {
-        break;
-      }
-      if (result.out.size() < max_output) {
-        result.out.append(buffer, std::min<std::size_t>(got, max_output - result.out.size()));
+        pipe_open = false;
+      } else {
+        append_answer(result, std::string_view(buffer, got), options);
       }
       continue;
     }
@@ -118,18 +138,26 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
       result.timed_out = true;
       break;
     }
-    if (WaitForSingleObject(pi.hProcess, 5) == WAIT_OBJECT_0) {
-      // Drain what is left, then stop.
-      DWORD left = 0;
-      if (PeekNamedPipe(read_end, nullptr, 0, nullptr, &left, nullptr) == 0 || left == 0) {
-        break;
-      }
+    exited = WaitForSingleObject(pi.hProcess, 5) == WAIT_OBJECT_0;
+  }
+  // What the child wrote before it exited is still in the pipe; descendants may still hold it,
+  // so read only what is there, up to the end of the answer.
+  while (exited && pipe_open && !result.answered && GetTickCount64() < deadline) {
+    DWORD available = 0;
+    DWORD got = 0;
+    if (PeekNamedPipe(read_end, nullptr, 0, nullptr, &available, nullptr) == 0 || available == 0
+        || ReadFile(read_end, buffer, sizeof buffer, &got, nullptr) == 0 || got == 0) {
+      break;
     }
+    append_answer(result, std::string_view(buffer, got), options);
+  }
+  if (job != nullptr) {
+    TerminateJobObject(job, 1);
   }
   if (result.timed_out) {
     TerminateProcess(pi.hProcess, 1);
   }
-  WaitForSingleObject(pi.hProcess, INFINITE);
+  WaitForSingleObject(pi.hProcess, 2000);
   DWORD code = 0;
   GetExitCodeProcess(pi.hProcess, &code);
   if (!result.timed_out) {
@@ -146,6 +174,9 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
   CloseHandle(pi.hThread);
   CloseHandle(pi.hProcess);
   CloseHandle(read_end);
+  if (job != nullptr) {
+    CloseHandle(job);
+  }
   return result;
 }
 
