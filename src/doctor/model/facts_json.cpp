@@ -134,7 +134,9 @@ DOCTOR_JSON_FIELDS(BinaryInfo,
                    product_version,
                    product_name,
                    is_signed,
-                   problems)
+                   problems,
+                   read_error,
+                   read_error_message)
 DOCTOR_JSON_FIELDS(ProbedPath, path, exists, kind, real_path, mode, uid, gid)
 DOCTOR_JSON_FIELDS(FileVerification,
                    path,
@@ -146,6 +148,7 @@ DOCTOR_JSON_FIELDS(FileVerification,
                    actual,
                    expected_size,
                    actual_size)
+DOCTOR_JSON_FIELDS(UnreadablePath, path, what, error, message)
 DOCTOR_JSON_FIELDS(IntegrityInfo, requested, files, files_hashed, bytes_hashed)
 DOCTOR_JSON_FIELDS(Facts,
                    collection,
@@ -161,7 +164,8 @@ DOCTOR_JSON_FIELDS(Facts,
                    mounts,
                    binaries,
                    probed_paths,
-                   integrity)
+                   integrity,
+                   unreadable)
 
 nlohmann::ordered_json to_json(const Facts& facts) {
   nlohmann::ordered_json j;
