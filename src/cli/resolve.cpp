@@ -199,6 +199,10 @@ int run_resolve(const ResolveOptions& options) {
     if (!options.from.empty()) {
       const std::string from = as_inner_path(root, options.from);
       const loader::PathState st = probe.probe(from);
+      if (st.exists && !st.kind.empty() && st.kind != "regular") {
+        throw CommandError{
+            k_exit_usage, fmt::format("--from {}: not a regular file ({})", options.from, st.kind)};
+      }
       if (!st.exists || st.binary == nullptr) {
         throw CommandError{k_exit_usage, fmt::format("--from {}: no such file", options.from)};
       }
