@@ -90,7 +90,7 @@ void collect_pci(const platform::SysRoot& root, const CollectOptions&, Facts& fa
       }
     }
     if (!pci_ids) {
-      dev.name = Fact<std::string>::unknown("the examined system has no readable pci.ids database"
+      dev.name = Fact<std::string>::unknown("the examined system has no pci.ids database"
                                             + pci_ids_failure.suffix());
     } else if (auto name = formats::lookup_pci_name(*pci_ids, dev.vendor_id, dev.device_id)) {
       dev.name = Fact<std::string>::known(*name, fmt::format("file:{}", pci_ids_path));
