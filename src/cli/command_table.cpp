@@ -81,7 +81,7 @@ constexpr std::string_view k_resolve_footer = R"(Exit status:
   0  every library asked for was found
   1  a library would not be found (or its load would fail)
   2  usage error (an unknown --from file, --python that is not an environment the doctor found)
-  3  internal error
+  3  internal error, or the doctor ran out of memory or file descriptors and cannot tell
 
 Documentation: docs/resolve.md in the source tree.)";
 

@@ -131,9 +131,20 @@ platform::SysRoot make_root(const TargetOptions& target) {
     }
     return platform::SysRoot("/", std::move(env), platform::host_os(), true);
   }
-  auto kind = platform::kind_of(target.sysroot);
-  if (!kind || (*kind != platform::FileKind::directory && *kind != platform::FileKind::symlink)) {
+  auto st = platform::stat_path(target.sysroot);
+  if (!st || st->kind != platform::FileKind::directory) {
     throw CommandError{k_exit_usage, fmt::format("--sysroot {}: not a directory", target.sysroot)};
+  }
+  // A tree the doctor may not list would look like an empty machine ("none found", exit 0):
+  // say so instead.
+  if (auto listing = platform::list_dir_entries(target.sysroot); !listing) {
+    throw CommandError{k_exit_usage,
+                       fmt::format("--sysroot {}: cannot be read ({}); run the doctor as a user "
+                                   "who may read the tree",
+                                   target.sysroot,
+                                   listing.error().code == ErrorCode::permission_denied
+                                       ? "permission denied"
+                                       : listing.error().message)};
   }
   return platform::SysRoot(
       target.sysroot, platform::Environment(*assignments), platform::OsFamily::linux, false);

@@ -46,13 +46,15 @@ constexpr int k_max_tree_depth = 32;
 // libtree-style: every DT_NEEDED of the object at the front of `chain`, recursively, each
 // resolved with the chain of objects that led to it (so RPATHs are inherited exactly as ld.so
 // does). A file already resolved is marked seen and not walked again, as the loader maps it once.
-// `all_found` turns false at an entry that is not found.
+// `all_found` turns false at an entry that is not found; `undetermined` takes the reason of an
+// entry the doctor could not judge (out of memory or descriptors).
 std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config,
                                          loader::FileProbe& probe,
                                          const std::vector<loader::LoaderObject>& chain,
                                          std::set<std::string>& seen,
                                          int depth,
-                                         bool& all_found) {
+                                         bool& all_found,
+                                         std::string& undetermined) {
   std::vector<report::TreeEntry> out;
   const facts::BinaryInfo* b = chain.front().binary;
   if (b == nullptr || depth > k_max_tree_depth) {
@@ -62,6 +64,9 @@ std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config
     report::TreeEntry e;
     e.name = dep;
     e.resolution = loader::resolve_linux(dep, chain, config, probe);
+    if (!e.resolution.undetermined.empty()) {
+      undetermined = e.resolution.undetermined;
+    }
     if (!e.resolution.chosen) {
       all_found = false;
       out.push_back(std::move(e));
@@ -72,7 +77,7 @@ std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config
     if (!e.seen) {
       std::vector<loader::LoaderObject> next = chain;
       next.insert(next.begin(), loader::LoaderObject{found.path, found.binary});
-      e.needed = walk_tree(config, probe, next, seen, depth + 1, all_found);
+      e.needed = walk_tree(config, probe, next, seen, depth + 1, all_found, undetermined);
     }
     out.push_back(std::move(e));
   }
@@ -116,6 +121,17 @@ int run_resolve(const ResolveOptions& options) {
     }
     const std::string path = as_inner_path(root, options.name);
     const loader::PathState st = probe.probe(path);
+    if (st.exists && st.binary != nullptr && !st.binary->read_error.empty()) {
+      // Unreadable is its own answer; out of memory or descriptors is the doctor's failure.
+      throw CommandError{st.binary->read_error == "resource" ? k_exit_internal : k_exit_usage,
+                         fmt::format("--tree {}: cannot be read: {}",
+                                     options.name,
+                                     st.binary->read_error_message)};
+    }
+    if (st.exists && !st.kind.empty() && st.kind != "regular" && st.kind != "directory") {
+      throw CommandError{k_exit_usage,
+                         fmt::format("--tree {}: not a regular file ({})", options.name, st.kind)};
+    }
     if (!st.exists || st.binary == nullptr || st.binary->format != "elf") {
       throw CommandError{k_exit_usage, fmt::format("--tree {}: not an ELF file", options.name)};
     }
@@ -124,9 +140,18 @@ int run_resolve(const ResolveOptions& options) {
     tree.soname = st.binary->soname;
     std::set<std::string> seen{st.real_path};
     bool all_found = true;
-    tree.needed =
-        walk_tree(loader::linux_config_from(facts), probe, {{path, st.binary}}, seen, 1, all_found);
+    std::string undetermined;
+    tree.needed = walk_tree(loader::linux_config_from(facts),
+                            probe,
+                            {{path, st.binary}},
+                            seen,
+                            1,
+                            all_found,
+                            undetermined);
     print(report::render_resolve_tree(tree));
+    if (!undetermined.empty()) {
+      throw CommandError{k_exit_internal, fmt::format("cannot tell: {}", undetermined)};
+    }
     return all_found ? k_exit_ok : k_exit_findings;
   }
 
@@ -174,6 +199,10 @@ int run_resolve(const ResolveOptions& options) {
     if (!options.from.empty()) {
       const std::string from = as_inner_path(root, options.from);
       const loader::PathState st = probe.probe(from);
+      if (st.exists && !st.kind.empty() && st.kind != "regular") {
+        throw CommandError{
+            k_exit_usage, fmt::format("--from {}: not a regular file ({})", options.from, st.kind)};
+      }
       if (!st.exists || st.binary == nullptr) {
         throw CommandError{k_exit_usage, fmt::format("--from {}: no such file", options.from)};
       }
@@ -209,6 +238,14 @@ int run_resolve(const ResolveOptions& options) {
   }
   print(options.output.format == report::Format::json ? report::render_resolve_json(rep)
                                                       : report::render_resolve_text(rep));
+  for (const loader::LoadStep& s : rep.steps) {
+    if (!s.resolution.undetermined.empty()) {
+      throw CommandError{k_exit_internal,
+                         fmt::format("cannot tell where {} loads from: {}",
+                                     s.resolution.name,
+                                     s.resolution.undetermined)};
+    }
+  }
   for (const loader::LoadStep& s : rep.steps) {
     if (!s.resolution.chosen) {
       return k_exit_findings;

@@ -89,6 +89,35 @@ TEST(check_library_access, group_members_root_and_an_unknown_user_are_not_accuse
   EXPECT_TRUE(has_id(run_all(owner), ids::k_permission_library_unreadable));
 }
 
+TEST(check_library_access, a_read_the_system_refused_is_unreadable_whatever_the_mode) {
+  auto f = user_machine();
+  auto b = binary(k_lib, "0644", 0, 0); // the mode allows it; an ACL or a security module did not
+  b.read_error = "permission_denied";
+  b.read_error_message = k_lib + ": Permission denied";
+  f.binaries.push_back(b);
+  const auto findings = run_all(f);
+  const Finding* d = find_id(findings, ids::k_permission_library_unreadable);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->evidence.back().value, k_lib + ": Permission denied");
+}
+
+TEST(check_library_access, an_unreadable_folder_is_a_finding_not_an_absence) {
+  auto f = user_machine();
+  f.unreadable.push_back(facts::UnreadablePath{"/usr/local/cuda-13.0/lib64",
+                                               "cuDNN libraries",
+                                               "permission_denied",
+                                               "/usr/local/cuda-13.0/lib64: Permission denied"});
+  const auto findings = run_all(f);
+  const Finding* d = find_id(findings, ids::k_permission_path_unreadable);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->subject, "/usr/local/cuda-13.0/lib64");
+  EXPECT_EQ(d->severity, Severity::warning);
+  EXPECT_NE(d->message.find("/usr/local/cuda-13.0/lib64 cannot be read by user 1000 (permission "
+                            "denied), so the doctor cannot say what it holds (cuDNN libraries)"),
+            k_npos)
+      << d->message;
+}
+
 TEST(check_library_access, a_world_writable_library_is_a_security_warning) {
   auto f = user_machine();
   f.binaries.push_back(binary(k_lib, "0777", 0, 0));

@@ -264,6 +264,19 @@ TEST(check_binary_damage, damaged_binary_is_an_error_without_verify) {
   EXPECT_EQ(d->evidence.size(), 3U);
 }
 
+TEST(check_binary_damage, a_file_that_could_not_be_read_is_not_damaged) {
+  facts::Facts f = test::machine_without_gpu();
+  auto unreadable = binary("/usr/local/cuda-13.0/lib/libcudnn.so.9", "unknown", {});
+  unreadable.read_error = "permission_denied";
+  unreadable.read_error_message = "/usr/local/cuda-13.0/lib/libcudnn.so.9: Permission denied";
+  f.binaries.push_back(unreadable);
+  // A snapshot written before read_error kept the reason as a problem.
+  f.binaries.push_back(binary("/usr/local/cuda-13.0/lib/libcudnn_ops.so.9",
+                              "unknown",
+                              {"cannot be read: /x/libcudnn_ops.so.9: Permission denied"}));
+  EXPECT_TRUE(all_of(run_all(f), ids::k_integrity_binary_damaged).empty());
+}
+
 TEST(check_binary_damage, long_problem_lists_are_shortened_in_the_message_only) {
   facts::Facts f = test::machine_without_gpu();
   f.binaries.push_back(binary("/x/libcudnn_graph.so.9", "elf", {"p1", "p2", "p3", "p4"}));

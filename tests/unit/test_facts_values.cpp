@@ -6,7 +6,9 @@
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/hash.hpp>
 #include <doctor/platform/sysroot.hpp>
+#include <doctor/util/error.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,6 +45,25 @@ TEST(facts_values, the_sets_hold_what_the_platform_writes) {
   EXPECT_TRUE(in(facts::k_digest_algorithms, platform::to_string(platform::HashAlgorithm::sha256)));
   EXPECT_TRUE(in(facts::k_nvml_statuses, facts::NvmlInfo{}.status));
   EXPECT_TRUE(in(facts::k_os_families, facts::CollectionInfo{}.os_family));
+  // Every error code, in the order of the enum (internal is the last).
+  for (int c = 0; c <= static_cast<int>(ErrorCode::internal); ++c) {
+    EXPECT_EQ(facts::k_error_codes.at(static_cast<std::size_t>(c)),
+              to_string(static_cast<ErrorCode>(c)));
+  }
+}
+
+TEST(facts_values, a_read_error_must_be_an_error_code) {
+  facts::Facts f;
+  facts::BinaryInfo& b = f.binaries.emplace_back();
+  b.format = "unknown";
+  b.read_error = "eaten";
+  EXPECT_EQ(error_of(f),
+            "binaries[0].read_error: \"eaten\" is not one of "
+                + fmt::format("{}", fmt::join(facts::k_error_codes, ", ")));
+  b.read_error = "permission_denied";
+  EXPECT_EQ(error_of(f), "valid");
+  f.unreadable.emplace_back().error = "";
+  EXPECT_NE(error_of(f).find("unreadable[0].error"), std::string::npos);
 }
 
 TEST(facts_values, a_machine_as_collected_is_valid) {

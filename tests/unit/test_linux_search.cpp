@@ -36,6 +36,8 @@ public:
     return b;
   }
   void dir(const std::string& path) { m_dirs.insert({path, true}); }
+  // A FIFO, socket or device node ("fifo", "socket", "character_device"): no headers.
+  void special(const std::string& path, std::string kind) { m_special[path] = std::move(kind); }
   void link(const std::string& path, const std::string& target) { m_links[path] = target; }
 
   loader::PathState probe(const std::string& path) override {
@@ -47,8 +49,13 @@ public:
     }
     if (auto f = m_files.find(real); f != m_files.end()) {
       st.exists = true;
+      st.kind = "regular";
       st.real_path = real;
       st.binary = f->second.get();
+    } else if (auto k = m_special.find(real); k != m_special.end()) {
+      st.exists = true;
+      st.kind = k->second;
+      st.real_path = real;
     } else if (m_dirs.count(path) != 0) {
       st.exists = true;
       st.is_dir = true;
@@ -63,6 +70,7 @@ private:
   std::map<std::string, std::unique_ptr<facts::BinaryInfo>> m_files;
   std::map<std::string, bool> m_dirs;
   std::map<std::string, std::string> m_links;
+  std::map<std::string, std::string> m_special;
 };
 
 loader::LinuxLoaderConfig config(std::string ld_library_path = {}) {
@@ -472,6 +480,78 @@ TEST(linux_search, symlinked_copies_of_the_same_file_are_not_shadows) {
   EXPECT_EQ(r.chosen->path, "/usr/local/cuda/lib64/libcudnn.so.9");
   EXPECT_EQ(r.chosen->real_path, "/usr/local/cuda-13.0/lib/libcudnn.so.9");
   EXPECT_TRUE(r.shadowed.empty());
+}
+
+// The outcome of the search step at `path`.
+std::string outcome_at(const loader::Resolution& r, const std::string& path) {
+  for (const loader::SearchStep& step : r.steps) {
+    if (step.path == path) {
+      return step.outcome;
+    }
+  }
+  return "(not considered)";
+}
+
+TEST(linux_search, fifo_hangs_the_load_and_is_never_found) {
+  FakeFs fs;
+  fs.special("/opt/a/libx.so", "fifo");
+  fs.file("/opt/b/libx.so");
+  const auto r = loader::resolve_linux("libx.so", {}, config("/opt/a:/opt/b"), fs);
+  EXPECT_FALSE(r.chosen);
+  EXPECT_EQ(r.fatal_error, loader::k_error_blocks);
+  EXPECT_NE(r.fatal_message.find("/opt/a/libx.so: a FIFO, not a library"), std::string::npos);
+  ASSERT_EQ(r.shadowed.size(), 1U); // the good copy is named, as one the load never reaches
+  EXPECT_EQ(r.shadowed[0].path, "/opt/b/libx.so");
+}
+
+TEST(linux_search, socket_ends_its_list_and_the_next_source_is_searched) {
+  FakeFs fs;
+  fs.special("/opt/a/libx.so", "socket");
+  fs.file("/opt/b/libx.so");
+  fs.file("/usr/lib/libx.so");
+  const auto r = loader::resolve_linux("libx.so", {}, config("/opt/a:/opt/b"), fs);
+  ASSERT_TRUE(r.chosen);
+  EXPECT_EQ(r.chosen->path, "/usr/lib/libx.so");
+  EXPECT_EQ(r.fatal_error, 0U);
+  EXPECT_NE(outcome_at(r, "/opt/a/libx.so").find("a socket, not a library"), std::string::npos);
+  EXPECT_NE(outcome_at(r, "/opt/b/libx.so").find("not tried"), std::string::npos);
+}
+
+TEST(linux_search, device_node_fails_the_load) {
+  FakeFs fs;
+  fs.special("/usr/lib/libx.so", "character_device");
+  const auto r = loader::resolve_linux("libx.so", {}, config(), fs);
+  EXPECT_FALSE(r.chosen);
+  EXPECT_EQ(r.fatal_error, loader::k_error_not_elf);
+  EXPECT_NE(r.fatal_message.find("a character device, not a library"), std::string::npos);
+}
+
+TEST(linux_search, unreadable_copy_is_skipped_like_eacces) {
+  FakeFs fs;
+  auto& locked = fs.file("/opt/a/libx.so");
+  locked.read_error = "permission_denied";
+  locked.read_error_message = "/opt/a/libx.so: Permission denied";
+  fs.file("/opt/b/libx.so");
+  const auto r = loader::resolve_linux("libx.so", {}, config("/opt/a:/opt/b"), fs);
+  ASSERT_TRUE(r.chosen);
+  EXPECT_EQ(r.chosen->path, "/opt/b/libx.so");
+  EXPECT_EQ(outcome_at(r, "/opt/a/libx.so"), "cannot be read: /opt/a/libx.so: Permission denied");
+}
+
+TEST(linux_search, resource_error_is_undetermined_not_absent) {
+  FakeFs fs;
+  auto& big = fs.file("/opt/a/libcublasLt.so.13");
+  big.format = "unknown";
+  big.read_error = "resource";
+  big.read_error_message = "/opt/a/libcublasLt.so.13: Cannot allocate memory";
+  fs.file("/usr/lib/libcublasLt.so.13");
+  const auto r = loader::resolve_linux("libcublasLt.so.13", {}, config("/opt/a"), fs);
+  EXPECT_FALSE(r.chosen) << "a later copy was chosen although the first could not be examined";
+  EXPECT_EQ(r.fatal_error, 0U);
+  EXPECT_TRUE(r.unknown);
+  EXPECT_EQ(r.undetermined, "/opt/a/libcublasLt.so.13: Cannot allocate memory");
+  EXPECT_NE(outcome_at(r, "/usr/lib/libcublasLt.so.13").find("could not be examined"),
+            std::string::npos);
 }
 
 } // namespace

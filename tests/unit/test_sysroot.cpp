@@ -260,7 +260,8 @@ TEST(sysroot, read_file_of_a_directory_is_an_error) {
   t.write("/etc/x", "");
   auto text = t.sysroot().read_file("/etc", 100);
   ASSERT_FALSE(text);
-  EXPECT_EQ(text.error().code, ErrorCode::io);
+  EXPECT_EQ(text.error().code, ErrorCode::not_regular);
+  EXPECT_EQ(text.error().message, "/etc: is a directory, not a regular file");
 }
 
 TEST(sysroot, read_file_of_empty_file_is_empty) {

@@ -89,12 +89,25 @@ const facts::MountInfo* mount_of(const facts::Facts& facts, const std::string& p
 } // namespace
 
 void check_library_access(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  for (const facts::UnreadablePath& u : facts.unreadable) {
+    FindingDraft d;
+    d.id = ids::k_permission_path_unreadable;
+    d.subject = u.path;
+    d.params = {{"path", u.path},
+                {"what", u.what},
+                {"reason", u.error == "permission_denied" ? "permission denied" : u.message},
+                {"user", user_name(facts)}};
+    d.evidence.push_back(Evidence{"dir:" + u.path, u.message});
+    out.add(std::move(d));
+  }
   for (const facts::BinaryInfo& b : facts.binaries) {
     if (b.mode.empty()) {
       continue;
     }
     const std::uint32_t mode = mode_bits(b.mode);
-    if (!user_can(facts, mode, b.uid, b.gid, 4)) {
+    // The mode bits say so, or the open said so (an ACL, a security module, a root squash).
+    const bool denied = b.read_error == "permission_denied";
+    if (!user_can(facts, mode, b.uid, b.gid, 4) || denied) {
       FindingDraft d;
       d.id = ids::k_permission_library_unreadable;
       d.subject = b.path;
@@ -105,6 +118,9 @@ void check_library_access(const facts::Facts& facts, const kb::KnowledgeBase&, F
       d.evidence.push_back(
           Evidence{"file:" + b.path, fmt::format("mode {}, uid {}, gid {}", b.mode, b.uid, b.gid)});
       d.evidence.push_back(evidence_of(facts.user.uid, "the doctor's user id"));
+      if (denied) {
+        d.evidence.push_back(Evidence{"file:" + b.path, b.read_error_message});
+      }
       out.add(std::move(d));
     }
     if ((mode & 0002U) != 0) {

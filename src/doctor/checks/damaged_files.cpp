@@ -242,7 +242,10 @@ void check_integrity_hashes(const facts::Facts& facts, const kb::KnowledgeBase&,
 
 void check_binary_damage(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
   for (const facts::BinaryInfo& b : facts.binaries) {
-    if (b.problems.empty()) {
+    // A file that could not be read is unreadable (library_access says so), never damaged;
+    // snapshots from before read_error kept that as a problem "cannot be read: …".
+    if (b.problems.empty() || !b.read_error.empty()
+        || b.problems.front().starts_with("cannot be read")) {
       continue;
     }
     FindingDraft d;

@@ -57,9 +57,10 @@ BinaryInfo read_binary(const platform::SysRoot& root, const std::string& real_pa
     out.uid = st->uid;
     out.gid = st->gid;
   }
-  auto mapped = platform::MappedFile::open(root.host_path(real_path));
+  auto mapped = root.map_file(real_path);
   if (!mapped) {
-    out.problems.push_back(fmt::format("cannot be read: {}", mapped.error().message));
+    out.read_error = std::string(to_string(mapped.error().code));
+    out.read_error_message = mapped.error().message;
     return out;
   }
   const std::string_view data = mapped->data();
@@ -107,8 +108,7 @@ Expected<formats::FatbinFile> read_fatbin_file(const std::filesystem::path& path
   }
   auto file = platform::PositionedFile::open(path);
   if (!file) {
-    return make_error(ErrorCode::io,
-                      fmt::format("cannot open {} to read its fatbin", path.string()));
+    return tl::unexpected(file.error());
   }
   return formats::read_fatbin_image(mapped->data(), **file);
 }

@@ -10,15 +10,16 @@
 namespace doctor::collect {
 
 // Reads the headers of the file at canonical inner path `real_path` (ELF or PE, by its magic)
-// into a BinaryInfo, with its size, mode and owner. A file that cannot be mapped, is empty, or is
-// neither ELF nor PE gives format "unknown" and says why in `problems`. Touches only the pages the
-// headers live in.
+// into a BinaryInfo, with its size, mode and owner. A file that cannot be opened or mapped gives
+// format "unknown" and says why in `read_error` (its kind) and `read_error_message`; one that is
+// empty, or neither ELF nor PE, gives format "unknown" and says why in `problems`. Touches only
+// the pages the headers live in.
 facts::BinaryInfo read_binary(const platform::SysRoot& root, const std::string& real_path);
 
 // As formats::read_fatbin_image, for the file at host path `path`: the ELF or PE headers are read
 // from a read-only mapping, the fatbin headers with positioned reads. Returns an error as
-// platform::MappedFile::open does if the file cannot be mapped, ErrorCode::io if it cannot be
-// opened for reading.
+// platform::MappedFile::open and platform::PositionedFile::open do if the file cannot be mapped or
+// opened.
 Expected<formats::FatbinFile> read_fatbin_file(const std::filesystem::path& path);
 
 } // namespace doctor::collect

@@ -112,6 +112,9 @@ Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
       facts.collection.errors.push_back({c.name, "unknown exception"});
     }
   }
+  std::sort(facts.unreadable.begin(),
+            facts.unreadable.end(),
+            [](const UnreadablePath& a, const UnreadablePath& b) { return a.path < b.path; });
   return facts;
 }
 

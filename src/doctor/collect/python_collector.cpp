@@ -36,6 +36,9 @@ std::string read_failure(std::string_view path, const Error& error) {
         "{} is larger than {} bytes, not a version file", path, k_max_python_small_file);
   case ErrorCode::permission_denied:
     return fmt::format("{} cannot be read (permission denied)", path);
+  case ErrorCode::not_regular: // "<path>: is a FIFO, not a regular file"
+  case ErrorCode::resource:
+    return error.message;
   default:
     return fmt::format("{} cannot be read ({})", path, to_string(error.code));
   }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/python_envs.hpp>
+#include <doctor/collect/read_failure.hpp>
 #include <doctor/formats/python_files.hpp>
 #include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
@@ -176,10 +177,13 @@ std::string env_kind(const platform::SysRoot& root,
 // The Python version the prefix's own files record, most direct first.
 Fact<std::string> python_version(const platform::SysRoot& root, const std::string& prefix) {
   const std::string cfg = util::join_path(prefix, "pyvenv.cfg");
+  ReadFailure failure;
   if (auto text = root.read_file(cfg, k_max_python_small_file)) {
     if (auto v = formats::parse_pyvenv_cfg_version(*text)) {
       return Fact<std::string>::known(util::sanitize(*v, 40), fmt::format("file:{}", cfg));
     }
+  } else {
+    failure.note(text.error());
   }
   const std::string meta = util::join_path(prefix, "conda-meta");
   if (auto entries = root.list_dir(meta)) {
@@ -196,8 +200,10 @@ Fact<std::string> python_version(const platform::SysRoot& root, const std::strin
       return Fact<std::string>::known(*v, fmt::format("name:{}", *real));
     }
   }
-  return Fact<std::string>::unknown(fmt::format(
-      "{} has no pyvenv.cfg version, conda-meta python record or bin/python3.X", prefix));
+  return Fact<std::string>::unknown(
+      fmt::format("{} has no pyvenv.cfg version, conda-meta python record or bin/python3.X{}",
+                  prefix,
+                  failure.suffix()));
 }
 
 } // namespace

@@ -45,6 +45,7 @@ loader::PathState SysRootProbe::probe(const std::string& path) {
   loader::PathState out;
   out.exists = p.exists;
   out.is_dir = p.kind == "directory";
+  out.kind = p.exists ? p.kind : std::string();
   out.real_path = p.real_path;
   if (p.exists && p.kind == "regular") {
     out.binary = binary(p.real_path);

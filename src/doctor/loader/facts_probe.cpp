@@ -27,6 +27,7 @@ PathState FactsProbe::probe(const std::string& path) {
   const facts::ProbedPath& p = *it->second;
   out.exists = p.exists;
   out.is_dir = p.kind == "directory";
+  out.kind = p.exists ? p.kind : std::string();
   out.real_path = p.real_path;
   if (p.exists && p.kind == "regular") {
     out.binary = binary(p.real_path);

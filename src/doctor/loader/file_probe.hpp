@@ -12,6 +12,8 @@ struct PathState {
   bool known = true; // false: a snapshot that never recorded this path (cannot say)
   bool exists = false;
   bool is_dir = false;
+  std::string kind; // of what the path points to: "regular", "directory", "fifo", "socket",
+                    // "character_device", "block_device", "other"; "" where not recorded
   std::string real_path;
   const facts::BinaryInfo* binary = nullptr; // regular files: the headers, if read
 };

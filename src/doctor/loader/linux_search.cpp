@@ -71,7 +71,16 @@ private:
   // Answers from an LD_PRELOAD object of this name or SONAME, if any.
   void try_preloaded();
   // A candidate that is no ELF file: dlopen fails there (the first time), or a note after that.
-  void fail_at(const std::string& path, FoundVia via, const std::string& source, std::string why);
+  void fail_at(const std::string& path,
+               FoundVia via,
+               const std::string& source,
+               std::string why,
+               unsigned error);
+  // A candidate that is a FIFO, socket or device.
+  void not_a_file(const std::string& path,
+                  FoundVia via,
+                  const std::string& source,
+                  const std::string& kind);
 
   // Tries `dir`/name (after the glibc-hwcaps subdirectories of `dir` that exist).
   void try_dir(const std::string& dir, FoundVia via, const std::string& source);
@@ -90,6 +99,9 @@ private:
   Resolution m_result;
   std::set<std::string> m_seen_real;
   std::set<std::string> m_tried;
+  // ld.so gave up the list being searched (a socket): its remaining entries are not tried. Each
+  // source (an object's RPATH, LD_LIBRARY_PATH, RUNPATH, the default directories) is one list.
+  bool m_list_over = false;
 };
 
 void LinuxSearch::skip(FoundVia via,
@@ -106,14 +118,57 @@ void LinuxSearch::skip(FoundVia via,
 void LinuxSearch::fail_at(const std::string& path,
                           FoundVia via,
                           const std::string& source,
-                          std::string why) {
-  if (m_result.chosen || m_result.fatal_error != 0) {
+                          std::string why,
+                          unsigned error) {
+  if (m_result.chosen || m_result.fatal_error != 0 || !m_result.undetermined.empty()) {
     skip(via, source, path, fmt::format("{} (dlopen would fail here)", why));
     return;
   }
-  m_result.fatal_error = k_error_not_elf;
+  m_result.fatal_error = error;
   m_result.fatal_message = fmt::format("{}: {}", path, why);
   skip(via, source, path, fmt::format("{}: dlopen fails here and searches no further", why));
+}
+
+// A candidate that exists but is no regular file, judged from its kind alone: the doctor never
+// opens it (a FIFO would block, a device's open() may act). What ld.so does with each, read from
+// elf/dl-load.c (glibc 2.36) and checked with dlopen() on such files:
+// - a FIFO: open_verify opens it O_RDONLY without O_NONBLOCK, which waits for a writer, so the
+//   load never returns;
+// - a socket (or a device without a driver): open() fails with ENXIO; open_path gives up the
+//   rest of the list it is in ("the file exists and is readable, but something went wrong") and
+//   _dl_map_object goes on with the next source (RUNPATH, ld.so.cache, the default directories);
+// - a device: open() succeeds and open_verify reads it as a file; what it reads is no ELF header
+//   ("file too short" from /dev/null, "invalid ELF header" from /dev/zero), which is fatal.
+void LinuxSearch::not_a_file(const std::string& path,
+                             FoundVia via,
+                             const std::string& source,
+                             const std::string& kind) {
+  if (kind == "fifo") {
+    fail_at(path,
+            via,
+            source,
+            "a FIFO, not a library: ld.so opens it without O_NONBLOCK and waits for a writer, so "
+            "the load hangs here",
+            k_error_blocks);
+    return;
+  }
+  if (kind == "character_device" || kind == "block_device") {
+    fail_at(path,
+            via,
+            source,
+            fmt::format("a {} device, not a library: ld.so reads it as a file and finds no ELF "
+                        "header (\"file too short\" or \"invalid ELF header\")",
+                        kind == "character_device" ? "character" : "block"),
+            k_error_not_elf);
+    return;
+  }
+  m_list_over = true;
+  skip(via,
+       source,
+       path,
+       fmt::format("{}, not a library: open() fails (ENXIO), and ld.so gives up the rest of this "
+                   "list",
+                   kind == "socket" ? "a socket" : "not a regular file"));
 }
 
 // A candidate loads if it is a regular file whose ELF class and machine match the process's;
@@ -123,6 +178,10 @@ void LinuxSearch::fail_at(const std::string& path,
 void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::string& source) {
   if (!m_tried.insert(path).second) {
     skip(via, source, path, "already tried");
+    return;
+  }
+  if (m_list_over) {
+    skip(via, source, path, "not tried: ld.so gave up this list at the socket before");
     return;
   }
   const PathState st = m_probe.probe(path);
@@ -135,24 +194,42 @@ void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::str
     skip(via, source, path, st.is_dir ? "a directory" : "absent");
     return;
   }
+  if (!st.kind.empty() && st.kind != "regular") {
+    not_a_file(path, via, source, st.kind);
+    return;
+  }
   const unsigned bits = process_bits();
   const std::string_view machine = process_machine();
   if (st.binary != nullptr) {
     const facts::BinaryInfo& b = *st.binary;
-    if (!b.problems.empty() && b.problems.front().starts_with("cannot be read")) {
+    if (b.read_error == "resource") {
+      // The doctor ran out of memory or descriptors: this file says nothing, and any answer
+      // after it would be a guess (ld.so itself may well load this very file).
+      m_result.unknown = true;
+      if (m_result.undetermined.empty() && !m_result.chosen && m_result.fatal_error == 0) {
+        m_result.undetermined = b.read_error_message;
+      }
+      skip(via, source, path, "could not be examined: " + b.read_error_message);
+      return;
+    }
+    if (!b.read_error.empty()) {
       // open() fails (EACCES): open_path tries the next directory.
-      skip(via, source, path, b.problems.front());
+      skip(via, source, path, "cannot be read: " + b.read_error_message);
+      return;
+    }
+    if (!b.problems.empty() && b.problems.front().starts_with("cannot be read")) {
+      skip(via, source, path, b.problems.front()); // a snapshot from before read_error
       return;
     }
     // The length is tested before the magic. An ELF file of size 0 is one whose size was not
     // recorded (an empty file has no ELF magic): not judged.
     const bool elf = b.format == "elf";
     if (b.size < elf_header_size(bits) && (!elf || b.size != 0)) {
-      fail_at(path, via, source, "file too short");
+      fail_at(path, via, source, "file too short", k_error_not_elf);
       return;
     }
     if (!elf) {
-      fail_at(path, via, source, "invalid ELF header");
+      fail_at(path, via, source, "invalid ELF header", k_error_not_elf);
       return;
     }
     if (bits != 0 && b.bits != 0 && bits != b.bits) {
@@ -165,7 +242,7 @@ void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::str
     }
   }
   Candidate c{path, st.real_path.empty() ? path : st.real_path, via, source, st.binary};
-  if (!m_result.chosen && m_result.fatal_error == 0) {
+  if (!m_result.chosen && m_result.fatal_error == 0 && m_result.undetermined.empty()) {
     m_result.steps.push_back(SearchStep{via, source, path, "found", true});
     m_seen_real.insert(c.real_path);
     m_result.chosen = std::move(c);
@@ -176,7 +253,10 @@ void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::str
                                         source,
                                         path,
                                         m_result.chosen ? "also here, but later in the order"
-                                                        : "loadable, but the search failed before",
+                                        : !m_result.undetermined.empty()
+                                            ? "loadable, but an earlier candidate could "
+                                              "not be examined"
+                                            : "loadable, but the search failed before",
                                         true});
     m_result.shadowed.push_back(std::move(c));
   } else {
@@ -272,11 +352,13 @@ Resolution LinuxSearch::run() {
         skip(FoundVia::rpath, "RPATH of " + obj.path, "", "skipped: that object has a RUNPATH");
         continue;
       }
+      m_list_over = false;
       search_list(obj.binary->rpath, obj.origin(), FoundVia::rpath, "RPATH of " + obj.path);
     }
   }
 
   // 2. LD_LIBRARY_PATH: ':' or ';' separated; an empty entry is the current directory.
+  m_list_over = false;
   if (m_config.ld_library_path_set) {
     for (std::string_view entry : split_library_path(m_config.ld_library_path)) {
       if (entry.empty()) {
@@ -293,6 +375,7 @@ Resolution LinuxSearch::run() {
   }
 
   // 3. DT_RUNPATH of the caller only: it is not inherited by what the caller loads.
+  m_list_over = false;
   if (caller_has_runpath) {
     search_list(me->runpath,
                 m_chain.front().origin(),
@@ -305,6 +388,7 @@ Resolution LinuxSearch::run() {
   //    of the system directories (_dl_map_object: memcmp with each of system_dirs, which end in
   //    '/'), so also entries in their subdirectories, and then uses no other cache entry.
   const bool nodeflib = me != nullptr && me->nodeflib;
+  m_list_over = false;
   if (!m_config.cache) {
     skip(FoundVia::ld_so_cache, "ld.so.cache", "/etc/ld.so.cache", "absent or unreadable");
   } else {
@@ -345,6 +429,7 @@ Resolution LinuxSearch::run() {
   if (nodeflib) {
     skip(FoundVia::default_dirs, "default", "", "skipped: the caller has DF_1_NODEFLIB");
   } else {
+    m_list_over = false;
     for (const std::string& dir : m_config.default_dirs) {
       try_dir(dir, FoundVia::default_dirs, "default");
     }

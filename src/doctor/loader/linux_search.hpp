@@ -56,6 +56,10 @@ struct LinuxLoaderConfig {
 // returns for the same file, so that Resolution::fatal_error is non-zero as on Windows.
 inline constexpr unsigned k_error_not_elf = 8;
 
+// The model's error for a candidate that is a FIFO: ld.so's open() waits for a writer and the load
+// never returns. EAGAIN (11), what the same open() says when asked not to wait.
+inline constexpr unsigned k_error_blocks = 11;
+
 // Splits LD_LIBRARY_PATH at ':' and ';', as glibc's decompose_rpath / fillin_rpath do
 // (elf/dl-load.c, the ":;" delimiters), keeping empty entries (they mean the current directory).
 std::vector<std::string_view> split_library_path(std::string_view value);
@@ -72,8 +76,10 @@ LinuxLoaderConfig linux_config_from(const facts::Facts& facts);
 // An object preloaded through LD_PRELOAD whose SONAME (or preload name) is `name` answers first.
 // A name with a '/' is opened as given. Candidates whose ELF class or machine differs from the
 // caller's (or the process's, in `config`) are skipped, as ld.so does; a candidate that is no
-// ELF file at all ends the search with `fatal_error` and no `chosen`, as dlopen fails there. The
-// search goes on past the winner to list shadowed copies.
+// ELF file at all, a FIFO or a device ends the search with `fatal_error` and no `chosen`, as dlopen
+// fails (or hangs) there; a socket ends the list it is in. A candidate the doctor could not
+// examine for want of memory or descriptors leaves no `chosen` and says why in `undetermined`.
+// The search goes on past the winner to list shadowed copies.
 Resolution resolve_linux(std::string_view name,
                          const std::vector<LoaderObject>& chain,
                          const LinuxLoaderConfig& config,

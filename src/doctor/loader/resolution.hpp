@@ -112,6 +112,10 @@ struct Resolution {
   // empty, this is k_error_not_elf (linux_search.hpp) and `fatal_message` says why. 0: no failure.
   unsigned fatal_error = 0;
   std::string fatal_message; // Linux: dlerror()'s text, "/a/libx.so: invalid ELF header"
+  // The doctor could not examine a candidate before any answer (out of memory or file
+  // descriptors: a resource limit of its own, collect::read_binary's read_error "resource"):
+  // then no `chosen`, and this is why. "" otherwise.
+  std::string undetermined;
 };
 
 } // namespace doctor::loader

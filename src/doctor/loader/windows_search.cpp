@@ -118,6 +118,24 @@ void WindowsSearch::try_file(const std::string& path, FoundVia via, const std::s
     skip(via, source, path, st.is_dir ? "a directory" : "absent");
     return;
   }
+  if (!st.kind.empty() && st.kind != "regular") {
+    // A FIFO, socket or device node in a Windows tree mounted on Linux: no file Windows could
+    // open as a DLL (its file systems hold none), and the doctor does not open it either.
+    skip(via, source, path, fmt::format("not a file Windows can load ({})", st.kind));
+    return;
+  }
+  if (st.binary != nullptr && st.binary->read_error == "resource") {
+    m_result.unknown = true;
+    if (m_result.undetermined.empty() && !m_result.chosen) {
+      m_result.undetermined = st.binary->read_error_message;
+    }
+    skip(via, source, path, "could not be examined: " + st.binary->read_error_message);
+    return;
+  }
+  if (!m_result.undetermined.empty() && !m_result.chosen) {
+    skip(via, source, path, "not judged: an earlier candidate could not be examined");
+    return;
+  }
   const std::string problem = image_problem(st.binary, m_config);
   Candidate c{path, st.real_path.empty() ? path : st.real_path, via, source, st.binary};
   const bool new_file = m_seen_real.insert(windows_path_key(c.real_path)).second;

@@ -287,7 +287,14 @@ struct BinaryInfo {
   std::string product_version;
   std::string product_name;
   bool is_signed = false;            // an Authenticode signature is present (PE)
-  std::vector<std::string> problems; // structural damage, or why the file could not be read
+  std::vector<std::string> problems; // structural damage seen in what was read
+  // Why the file could not be read, "" if it was: the error's kind, as to_string(ErrorCode) names
+  // it ("permission_denied", "not_regular", "resource", "io"), and its message. A file that could
+  // not be read is unreadable, never damaged or absent; "resource" (out of memory or descriptors)
+  // says nothing about the file at all. Snapshots written before this field kept the message as
+  // a problem beginning "cannot be read".
+  std::string read_error;
+  std::string read_error_message;
   bool operator==(const BinaryInfo&) const = default;
 };
 
@@ -327,6 +334,16 @@ struct IntegrityInfo {
   bool operator==(const IntegrityInfo&) const = default;
 };
 
+// A file or directory a collector needed and could not read: unreadable is its own answer, never
+// "absent" (a cuDNN directory the doctor may not list is not a machine without cuDNN).
+struct UnreadablePath {
+  std::string path;  // inner path
+  std::string what;  // what the collector looked for there ("cuDNN libraries")
+  std::string error; // to_string(ErrorCode): "permission_denied", "not_regular", "resource", "io"
+  std::string message;
+  bool operator==(const UnreadablePath&) const = default;
+};
+
 struct Facts {
   CollectionInfo collection;
   std::map<std::string, std::string> environment; // GPU-relevant variables that are set
@@ -342,6 +359,7 @@ struct Facts {
   std::vector<BinaryInfo> binaries;     // sorted by path
   std::vector<ProbedPath> probed_paths; // sorted by path
   IntegrityInfo integrity;
+  std::vector<UnreadablePath> unreadable; // sorted by path
   bool operator==(const Facts&) const = default;
 };
 

@@ -380,7 +380,9 @@ DOCTOR_FACTS_FIELDS(BinaryInfo,
                     product_version,
                     product_name,
                     is_signed,
-                    problems)
+                    problems,
+                    read_error,
+                    read_error_message)
 DOCTOR_FACTS_FIELDS(ProbedPath, path, exists, kind, real_path, mode, uid, gid)
 DOCTOR_FACTS_FIELDS(FileVerification,
                     path,
@@ -393,6 +395,7 @@ DOCTOR_FACTS_FIELDS(FileVerification,
                     expected_size,
                     actual_size)
 DOCTOR_FACTS_FIELDS(IntegrityInfo, requested, files, files_hashed, bytes_hashed)
+DOCTOR_FACTS_FIELDS(UnreadablePath, path, what, error, message)
 DOCTOR_FACTS_FIELDS(Facts,
                     collection,
                     environment,
@@ -407,7 +410,8 @@ DOCTOR_FACTS_FIELDS(Facts,
                     mounts,
                     binaries,
                     probed_paths,
-                    integrity)
+                    integrity,
+                    unreadable)
 
 nlohmann::ordered_json to_json(const Facts& facts) {
   nlohmann::ordered_json j;

@@ -81,6 +81,15 @@ void check_files(ValueChecker& c, const Facts& facts) {
     const BinaryInfo& b = facts.binaries[i];
     c.one_of([i] { return fmt::format("binaries[{}].format", i); }, b.format, k_binary_formats);
     c.one_of([i] { return fmt::format("binaries[{}].bits", i); }, b.bits, k_binary_bits);
+    if (!b.read_error.empty()) {
+      c.one_of(
+          [i] { return fmt::format("binaries[{}].read_error", i); }, b.read_error, k_error_codes);
+    }
+  }
+  for (std::size_t i = 0; i < facts.unreadable.size(); ++i) {
+    c.one_of([i] { return fmt::format("unreadable[{}].error", i); },
+             facts.unreadable[i].error,
+             k_error_codes);
   }
   for (std::size_t i = 0; i < facts.probed_paths.size(); ++i) {
     const ProbedPath& p = facts.probed_paths[i];

@@ -45,6 +45,20 @@ inline constexpr std::array<unsigned, 3> k_binary_bits = {0, 32, 64};
 inline constexpr std::array<std::string_view, 3> k_package_managers = {"pip", "conda", "dpkg"};
 // integrity.files[].algorithm
 inline constexpr std::array<std::string_view, 2> k_digest_algorithms = {"sha256", "md5"};
+// binaries[].read_error (when not empty) and unreadable[].error: util::to_string(ErrorCode).
+inline constexpr std::array<std::string_view, 13> k_error_codes = {"not_found",
+                                                                   "permission_denied",
+                                                                   "io",
+                                                                   "parse",
+                                                                   "invalid_argument",
+                                                                   "unsupported",
+                                                                   "timeout",
+                                                                   "crashed",
+                                                                   "too_large",
+                                                                   "symlink_loop",
+                                                                   "not_regular",
+                                                                   "resource",
+                                                                   "internal"};
 
 // Returns an error naming the first enumerated field whose value is outside its set
 // ("collection.os_family: \"Linux\" is not one of linux, windows").

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/file.hpp>
+#include <doctor/platform/input_file.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <system_error>
 
 namespace doctor::platform {
 
@@ -90,36 +92,68 @@ std::string_view to_string(FileKind kind) {
   return "other";
 }
 
+std::string_view describe(FileKind kind) {
+  switch (kind) {
+  case FileKind::regular:
+    return "a regular file";
+  case FileKind::directory:
+    return "a directory";
+  case FileKind::symlink:
+    return "a symbolic link";
+  case FileKind::character_device:
+    return "a character device";
+  case FileKind::block_device:
+    return "a block device";
+  case FileKind::fifo:
+    return "a FIFO";
+  case FileKind::socket:
+    return "a socket";
+  case FileKind::other:
+    break;
+  }
+  return "not a regular file";
+}
+
+Error not_regular_error(std::string_view path, FileKind kind) {
+  if (kind == FileKind::other) {
+    return Error{ErrorCode::not_regular, fmt::format("{}: not a regular file", path)};
+  }
+  return Error{ErrorCode::not_regular,
+               fmt::format("{}: is {}, not a regular file", path, describe(kind))};
+}
+
 Error error_from(const std::error_code& ec, std::string_view what) {
   ErrorCode code = ErrorCode::io;
-  if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory) {
+  if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory
+      || ec == std::errc::no_such_device || ec == std::errc::no_such_device_or_address) {
     code = ErrorCode::not_found;
   } else if (ec == std::errc::permission_denied || ec == std::errc::operation_not_permitted) {
     code = ErrorCode::permission_denied;
   } else if (ec == std::errc::too_many_symbolic_link_levels) {
     code = ErrorCode::symlink_loop;
+  } else if (ec == std::errc::not_enough_memory || ec == std::errc::too_many_files_open
+             || ec == std::errc::too_many_files_open_in_system) {
+    // A limit of the doctor's own process (RLIMIT_AS, RLIMIT_NOFILE) or of the system: nothing
+    // is known about the file, which must not be called absent or damaged.
+    return Error{ErrorCode::resource,
+                 fmt::format("{}: {} (a resource limit of the doctor, not a fault of the file)",
+                             what,
+                             ec.message())};
+  } else if (ec == std::errc::is_a_directory) {
+    code = ErrorCode::not_regular;
   }
   return Error{code, fmt::format("{}: {}", what, ec.message())};
 }
 
+// Reads through the one open of the platform layer (InputFile): a FIFO, socket or device is
+// refused before anything waits on it. Reads straight into the result in growing steps: most
+// files read here (/proc, /etc, small text files) are a few hundred bytes, and /proc's files
+// report a size of 0, so the size from fstat() is no guide.
 Expected<std::string> read_file(const fs::path& path, std::size_t max_bytes, bool allow_truncate) {
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (ec) {
-    return tl::unexpected(error_from(ec, path.string()));
+  auto file = InputFile::open(path);
+  if (!file) {
+    return tl::unexpected(file.error());
   }
-  if (fs::is_directory(status)) {
-    return make_error(ErrorCode::io, fmt::format("{}: is a directory", path.string()));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    // The stream hides errno; a file that exists but cannot be opened is almost always a
-    // permission problem.
-    return make_error(ErrorCode::permission_denied,
-                      fmt::format("{}: cannot open for reading", path.string()));
-  }
-  // Read straight into the result in growing steps: most files read here (/proc, /etc, small
-  // text files) are a few hundred bytes, and a fixed 64 KiB buffer cost more to clear than to use.
   std::string data;
   std::size_t step = 4096;
   const std::size_t limit =
@@ -128,13 +162,17 @@ Expected<std::string> read_file(const fs::path& path, std::size_t max_bytes, boo
     const std::size_t old = data.size();
     const std::size_t want = std::min(step, limit - old);
     data.resize(old + want);
-    in.read(data.data() + old, static_cast<std::streamsize>(want));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    data.resize(old + got);
-    if (got < want) {
-      break; // end of file (or an error, checked below)
+    auto got = file->read(data.data() + old, want);
+    if (!got) {
+      return tl::unexpected(got.error());
     }
-    step = std::min(step * 2, std::size_t{1} << 20U);
+    data.resize(old + *got);
+    if (*got == 0) {
+      break; // end of file
+    }
+    if (*got == want) {
+      step = std::min(step * 2, std::size_t{1} << 20U);
+    }
   }
   if (data.size() > max_bytes) {
     if (!allow_truncate) {
@@ -142,10 +180,6 @@ Expected<std::string> read_file(const fs::path& path, std::size_t max_bytes, boo
                         fmt::format("{}: larger than {} bytes", path.string(), max_bytes));
     }
     data.resize(max_bytes);
-    return data;
-  }
-  if (in.bad()) {
-    return make_error(ErrorCode::io, fmt::format("{}: read error", path.string()));
   }
   return data;
 }

@@ -32,8 +32,10 @@ struct DirEntry {
   FileKind kind = FileKind::other; // of the entry itself, not following symlinks
 };
 
-// Reads at most `max_bytes` of `path`. Returns an error if the file cannot be opened or read,
-// or ErrorCode::too_large if it is longer than `max_bytes` and `allow_truncate` is false.
+// Reads at most `max_bytes` of the regular file `path` (opened as InputFile::open does, so a FIFO,
+// socket or device is ErrorCode::not_regular, never waited on). Returns an error if the file cannot
+// be opened or read, or ErrorCode::too_large if it is longer than `max_bytes` and `allow_truncate`
+// is false.
 Expected<std::string>
 read_file(const std::filesystem::path& path, std::size_t max_bytes, bool allow_truncate = false);
 
@@ -50,7 +52,8 @@ Expected<FileKind> kind_of(const std::filesystem::path& path);
 // Writes `contents` to `path`, replacing it. Returns an error if it cannot be written.
 Expected<void> write_file(const std::filesystem::path& path, std::string_view contents);
 
-// Maps a std::error_code to an Error with "`what`: <reason>" as its message.
+// Maps a std::error_code to an Error with "`what`: <reason>" as its message: not_found,
+// permission_denied, symlink_loop, resource (ENOMEM, EMFILE, ENFILE), not_regular (EISDIR), io.
 Error error_from(const std::error_code& ec, std::string_view what);
 
 } // namespace doctor::platform

@@ -160,22 +160,40 @@ Expected<std::string> SysRoot::resolve(std::string_view inner) const {
   return to_inner(done);
 }
 
+Error SysRoot::inner_error(const Error& error,
+                           const std::filesystem::path& host,
+                           std::string_view inner) {
+  return Error{
+      error.code,
+      fmt::format("{}: {}", inner, util::replace_all(error.message, host.string() + ": ", ""))};
+}
+
 Expected<std::string>
 SysRoot::read_file(std::string_view inner, std::size_t max_bytes, bool allow_truncate) const {
   auto real = resolve(inner);
   if (!real) {
     return tl::unexpected(real.error());
   }
-  auto data = platform::read_file(host_path(*real), max_bytes, allow_truncate);
+  const std::filesystem::path host = host_path(*real);
+  auto data = platform::read_file(host, max_bytes, allow_truncate);
   if (!data) {
-    // Report the inner path, not the host one.
-    return make_error(
-        data.error().code,
-        fmt::format("{}: {}",
-                    inner,
-                    util::replace_all(data.error().message, host_path(*real).string() + ": ", "")));
+    return tl::unexpected(
+        inner_error(data.error(), host, inner)); // the inner path, not the host one
   }
   return data;
+}
+
+Expected<MappedFile> SysRoot::map_file(std::string_view inner) const {
+  auto real = resolve(inner);
+  if (!real) {
+    return tl::unexpected(real.error());
+  }
+  const std::filesystem::path host = host_path(*real);
+  auto mapped = MappedFile::open(host);
+  if (!mapped) {
+    return tl::unexpected(inner_error(mapped.error(), host, inner));
+  }
+  return mapped;
 }
 
 Expected<std::vector<platform::DirEntry>> SysRoot::list_dir(std::string_view inner) const {
@@ -183,14 +201,10 @@ Expected<std::vector<platform::DirEntry>> SysRoot::list_dir(std::string_view inn
   if (!real) {
     return tl::unexpected(real.error());
   }
-  auto entries = list_dir_entries(host_path(*real));
+  const std::filesystem::path host = host_path(*real);
+  auto entries = list_dir_entries(host);
   if (!entries) {
-    return make_error(
-        entries.error().code,
-        fmt::format(
-            "{}: {}",
-            inner,
-            util::replace_all(entries.error().message, host_path(*real).string() + ": ", "")));
+    return tl::unexpected(inner_error(entries.error(), host, inner));
   }
   return entries;
 }

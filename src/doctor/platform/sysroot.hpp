@@ -4,6 +4,7 @@
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/file_stat.hpp>
+#include <doctor/platform/mapped_file.hpp>
 #include <doctor/util/error.hpp>
 
 #include <filesystem>
@@ -52,6 +53,10 @@ public:
   Expected<std::string>
   read_file(std::string_view inner, std::size_t max_bytes, bool allow_truncate = false) const;
 
+  // Maps the regular file `inner` (following links inside the root) read-only. Returns an error as
+  // platform::MappedFile::open does, naming `inner`.
+  Expected<MappedFile> map_file(std::string_view inner) const;
+
   // Lists directory `inner` (following links inside the root), sorted by name. Returns an error if
   // it cannot be listed.
   Expected<std::vector<platform::DirEntry>> list_dir(std::string_view inner) const;
@@ -71,6 +76,10 @@ public:
   bool exists(std::string_view inner) const;
 
 private:
+  // `error` of host path `host` restated for inner path `inner`.
+  static Error
+  inner_error(const Error& error, const std::filesystem::path& host, std::string_view inner);
+
   // What resolve() learned about directories on the way to a file: the link target of each
   // symlink component, or "" for a component that is no link. Copies of a SysRoot share it;
   // guarded by its own mutex, so collectors may resolve from several threads.

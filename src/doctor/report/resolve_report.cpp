@@ -63,7 +63,9 @@ void render_tree_entries(const std::vector<TreeEntry>& entries, int depth, std::
     const loader::Resolution& r = e.resolution;
     if (!r.chosen) {
       out += r.fatal_error != 0 ? fmt::format("{}{} fails: {}\n", indent, e.name, r.fatal_message)
-                                : fmt::format("{}{} not found\n", indent, e.name);
+             : !r.undetermined.empty()
+                 ? fmt::format("{}{} cannot tell: {}\n", indent, e.name, r.undetermined)
+                 : fmt::format("{}{} not found\n", indent, e.name);
       std::size_t n = 0;
       for (const loader::SearchStep& s : r.steps) {
         out += fmt::format("{}    {}. {}: {}{}\n",
@@ -141,6 +143,8 @@ std::string render_resolve_text(const ResolveReport& report) {
     } else if (r.fatal_error != 0) {
       out +=
           fmt::format("{} => fails: {} (dlopen stops the search there)\n", r.name, r.fatal_message);
+    } else if (!r.undetermined.empty()) {
+      out += fmt::format("{} => cannot tell: {}\n", r.name, r.undetermined);
     } else {
       out += fmt::format("{} => not found\n", r.name);
     }
@@ -190,6 +194,9 @@ std::string render_resolve_json(const ResolveReport& report) {
     e["found"] = r.chosen ? copy_json(report, *r.chosen) : Json(nullptr);
     if (r.fatal_error != 0) {
       e["error"] = r.fatal_message;
+    }
+    if (!r.undetermined.empty()) {
+      e["undetermined"] = r.undetermined;
     }
     Json considered = Json::array();
     for (const loader::SearchStep& s : r.steps) {

@@ -25,6 +25,10 @@ std::string_view to_string(ErrorCode code) {
     return "too_large";
   case ErrorCode::symlink_loop:
     return "symlink_loop";
+  case ErrorCode::not_regular:
+    return "not_regular";
+  case ErrorCode::resource:
+    return "resource";
   case ErrorCode::internal:
     return "internal";
   }

@@ -20,6 +20,8 @@ enum class ErrorCode {
   crashed,
   too_large,
   symlink_loop,
+  not_regular, // a FIFO, socket, device or directory where a regular file was to be read
+  resource,    // out of memory, address space or file descriptors: says nothing of the file
   internal,
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/read_failure.hpp>
 #include <doctor/collect/read_limits.hpp>
 #include <doctor/formats/text_formats.hpp>
 #include <doctor/util/paths.hpp>
@@ -100,17 +101,22 @@ Fact<Version> runtime_version(const platform::SysRoot& root,
 }
 
 Fact<Version> toolkit_version(const platform::SysRoot& root, const std::string& tk) {
+  ReadFailure failure;
   const std::string json = util::join_path(tk, "version.json");
   if (auto text = root.read_file(json, k_max_text_file)) {
     if (auto v = formats::parse_cuda_version_json(*text)) {
       return Fact<Version>::known(*v, fmt::format("file:{}", json));
     }
+  } else {
+    failure.note(text.error());
   }
   const std::string txt = util::join_path(tk, "version.txt");
   if (auto text = root.read_file(txt, k_max_text_file)) {
     if (auto v = formats::parse_cuda_version_txt(*text)) {
       return Fact<Version>::known(*v, fmt::format("file:{}", txt));
     }
+  } else {
+    failure.note(text.error());
   }
   for (const char* header : {"include/cuda.h", "include/cuda_runtime_api.h"}) {
     const std::string path = util::join_path(tk, header);
@@ -118,10 +124,14 @@ Fact<Version> toolkit_version(const platform::SysRoot& root, const std::string& 
       if (auto v = formats::parse_cuda_header(*text)) {
         return Fact<Version>::known(*v, fmt::format("file:{}", path));
       }
+    } else {
+      failure.note(text.error());
     }
   }
-  return Fact<Version>::unknown(fmt::format(
-      "{} has no readable version.json, version.txt, cuda.h or cuda_runtime_api.h", tk));
+  return Fact<Version>::unknown(
+      fmt::format("{} has no readable version.json, version.txt, cuda.h or cuda_runtime_api.h{}",
+                  tk,
+                  failure.suffix()));
 }
 
 // A runtime-only install says its release only through libcudart's name: 12.2.140 -> 12.2.

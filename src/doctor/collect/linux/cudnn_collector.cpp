@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
 #include <doctor/collect/package_records.hpp>
+#include <doctor/collect/read_failure.hpp>
 #include <doctor/formats/elf.hpp>
 #include <doctor/formats/text_formats.hpp>
 #include <doctor/platform/mapped_file.hpp>
@@ -70,7 +71,7 @@ std::optional<Version> embedded_version(const platform::SysRoot& root,
     return std::nullopt;
   }
   const std::string part(stem.substr(3)); // "cudnn_ops_infer", "cudnn_ops"
-  auto mapped = platform::MappedFile::open(root.host_path(real_path));
+  auto mapped = root.map_file(real_path);
   if (!mapped) {
     return std::nullopt;
   }
@@ -160,17 +161,19 @@ header_version(const platform::SysRoot& root, const std::string& dir, unsigned m
     headers.push_back(fmt::format("/usr/include/cudnn_version_v{}.h", major));
     headers.push_back("/usr/include/cudnn_version.h");
   }
+  ReadFailure failure;
   for (const std::string& h : headers) {
     auto text = root.read_file(h, k_max_header);
     if (!text) {
+      failure.note(text.error());
       continue;
     }
     if (auto v = formats::parse_cudnn_header(*text); v && v->major() == major) {
       return Fact<Version>::known(*v, fmt::format("file:{}", h));
     }
   }
-  return Fact<Version>::unknown(
-      fmt::format("no cudnn_version.h for cuDNN {} next to {}", major, dir));
+  return Fact<Version>::unknown(fmt::format(
+      "no readable cudnn_version.h for cuDNN {} next to {}{}", major, dir, failure.suffix()));
 }
 
 } // namespace
@@ -198,6 +201,12 @@ void collect_cudnn(const platform::SysRoot& root, const CollectOptions&, Facts& 
     }
     auto entries = root.list_dir(*real);
     if (!entries) {
+      if (entries.error().code != ErrorCode::not_found) {
+        facts.unreadable.push_back(UnreadablePath{*real,
+                                                  "cuDNN libraries",
+                                                  std::string(to_string(entries.error().code)),
+                                                  entries.error().message});
+      }
       continue;
     }
     // One record per member: prefer the file the loader asks for ("<stem>.so.<major>") and read

@@ -127,7 +127,11 @@ std::vector<std::string> default_dirs(const platform::SysRoot& root, const Facts
 
 void collect_linker(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
   LinkerInfo& linker = facts.linker;
-  if (root.exists("/etc/ld.so.conf")) {
+  auto top = root.read_file("/etc/ld.so.conf", k_max_conf);
+  if (!top && top.error().code != ErrorCode::not_found) {
+    linker.conf_dirs = Fact<std::vector<std::string>>::unknown(
+        fmt::format("cannot read /etc/ld.so.conf: {}", top.error().message));
+  } else if (top) {
     std::vector<std::string> dirs;
     std::set<std::string> visited;
     read_conf(root, "/etc/ld.so.conf", 0, visited, dirs);

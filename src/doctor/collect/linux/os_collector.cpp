@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/read_failure.hpp>
 #include <doctor/collect/read_limits.hpp>
 #include <doctor/formats/text_formats.hpp>
 #include <doctor/platform/mapped_file.hpp>
@@ -77,9 +78,11 @@ std::optional<Version> glibc_version_from(std::string_view libc) {
 }
 
 void collect_os_release(const platform::SysRoot& root, OsInfo& os) {
+  ReadFailure failure;
   for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
     auto text = root.read_file(path, k_max_small_file);
     if (!text) {
+      failure.note(text.error());
       continue;
     }
     const auto fields = formats::parse_os_release(*text);
@@ -95,22 +98,24 @@ void collect_os_release(const platform::SysRoot& root, OsInfo& os) {
     os.version_id = get("VERSION_ID");
     return;
   }
-  const std::string why = "neither /etc/os-release nor /usr/lib/os-release can be read";
+  const std::string why =
+      "neither /etc/os-release nor /usr/lib/os-release can be read" + failure.suffix();
   os.pretty_name = Fact<std::string>::unknown(why);
   os.id = Fact<std::string>::unknown(why);
   os.version_id = Fact<std::string>::unknown(why);
 }
 
 void collect_libc(const platform::SysRoot& root, OsInfo& os) {
+  ReadFailure failure; // why a libc.so.6 that is there could not be read
   for (const LibcCandidate& c : k_libc_candidates) {
     // Mapped, not read: the release string sits near the middle of a 2 MB file, and only the
     // pages the search passes are touched.
-    auto real = root.resolve(c.path);
-    if (!real) {
+    auto mapped = root.map_file(c.path);
+    if (!mapped) {
+      failure.note(mapped.error());
       continue;
     }
-    auto mapped = platform::MappedFile::open(root.host_path(*real));
-    if (!mapped || mapped->data().size() > k_max_libc) {
+    if (mapped->data().size() > k_max_libc) {
       continue;
     }
     const std::string_view data = mapped->data();
@@ -130,7 +135,8 @@ void collect_libc(const platform::SysRoot& root, OsInfo& os) {
     return;
   }
   os.glibc_version = Fact<Version>::unknown(
-      "no libc.so.6 in the usual directories (a musl-based system, or not a Linux root)");
+      "no libc.so.6 in the usual directories (a musl-based system, or not a Linux root)"
+      + failure.suffix());
 }
 
 } // namespace

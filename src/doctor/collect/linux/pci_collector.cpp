@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/read_failure.hpp>
 #include <doctor/formats/pci_ids.hpp>
 #include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
@@ -50,6 +51,7 @@ void collect_pci(const platform::SysRoot& root, const CollectOptions&, Facts& fa
   std::optional<std::string> pci_ids;
   std::string pci_ids_path;
   bool pci_ids_tried = false;
+  ReadFailure pci_ids_failure; // why a pci.ids that is there could not be read
   for (const platform::DirEntry& e : *entries) {
     const std::string dir = util::join_path(k_pci_dir, e.name);
     const auto vendor = read_hex(root, dir + "/vendor");
@@ -78,15 +80,18 @@ void collect_pci(const platform::SysRoot& root, const CollectOptions&, Facts& fa
     if (!pci_ids_tried) {
       pci_ids_tried = true;
       for (const char* path : k_pci_ids_paths) {
-        if (auto text = root.read_file(path, k_max_pci_ids)) {
+        auto text = root.read_file(path, k_max_pci_ids);
+        if (text) {
           pci_ids = std::move(*text);
           pci_ids_path = path;
           break;
         }
+        pci_ids_failure.note(text.error());
       }
     }
     if (!pci_ids) {
-      dev.name = Fact<std::string>::unknown("the examined system has no pci.ids database");
+      dev.name = Fact<std::string>::unknown("the examined system has no pci.ids database"
+                                            + pci_ids_failure.suffix());
     } else if (auto name = formats::lookup_pci_name(*pci_ids, dev.vendor_id, dev.device_id)) {
       dev.name = Fact<std::string>::known(*name, fmt::format("file:{}", pci_ids_path));
     } else {

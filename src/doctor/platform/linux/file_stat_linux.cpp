@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/file_stat.hpp>
+#include <doctor/platform/linux/posix_stat.hpp>
 
 #include <fmt/format.h>
 
@@ -37,7 +38,9 @@ platform::FileKind kind_from_mode(mode_t mode) {
   }
 }
 
-FileStat from_stat(const struct stat& st) {
+} // namespace
+
+FileStat file_stat_from(const struct stat& st) {
   FileStat out;
   out.kind = kind_from_mode(st.st_mode);
   out.size = static_cast<std::uint64_t>(st.st_size);
@@ -52,6 +55,8 @@ FileStat from_stat(const struct stat& st) {
   return out;
 }
 
+namespace {
+
 Expected<FileStat> do_stat(const std::filesystem::path& path, bool follow) {
   struct stat st {};
   const int rc = follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st);
@@ -59,7 +64,7 @@ Expected<FileStat> do_stat(const std::filesystem::path& path, bool follow) {
     return tl::unexpected(
         platform::error_from(std::error_code(errno, std::generic_category()), path.string()));
   }
-  return from_stat(st);
+  return file_stat_from(st);
 }
 
 } // namespace

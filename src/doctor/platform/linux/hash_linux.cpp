@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/hash.hpp>
+#include <doctor/platform/input_file.hpp>
 #include <doctor/platform/linux/fd.hpp>
 
 #include <fmt/format.h>
@@ -64,17 +65,11 @@ Error errno_error(int err, const std::filesystem::path& path) {
 } // namespace
 
 Expected<std::string> hash_file(const std::filesystem::path& path, HashAlgorithm algorithm) {
-  const Fd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (file.get() < 0) {
-    return tl::unexpected(errno_error(errno, path));
+  auto opened = InputFile::open(path);
+  if (!opened) {
+    return tl::unexpected(opened.error());
   }
-  struct stat st {};
-  if (::fstat(file.get(), &st) != 0) {
-    return tl::unexpected(errno_error(errno, path));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return make_error(ErrorCode::io, fmt::format("{}: not a regular file", path.string()));
-  }
+  const Fd file(static_cast<int>(opened->release()));
   // Tell the kernel to read ahead aggressively: the file is read once, front to back.
   (void)::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
   auto ctx = start(algorithm);

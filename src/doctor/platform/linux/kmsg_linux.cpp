@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/input_file.hpp>
 #include <doctor/platform/kmsg.hpp>
 #include <doctor/platform/linux/fd.hpp>
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <array>
@@ -22,20 +22,21 @@ constexpr std::size_t k_max_reads =
 } // namespace
 
 Expected<std::string> read_kmsg() {
-  // O_NONBLOCK: a read at the end of the buffer returns EAGAIN instead of waiting for the next
-  // message.
-  const Fd fd(::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (fd.get() < 0) {
-    const int err = errno;
-    if (err == EACCES || err == EPERM) {
+  // Opened without blocking (InputFile opens a named device with O_NONBLOCK): a read at the end
+  // of the buffer returns EAGAIN instead of waiting for the next message.
+  auto opened = InputFile::open("/dev/kmsg", Accept::character_device);
+  if (!opened) {
+    switch (opened.error().code) {
+    case ErrorCode::permission_denied:
       return make_error(ErrorCode::permission_denied,
                         "/dev/kmsg: permission denied (kernel.dmesg_restrict needs CAP_SYSLOG)");
-    }
-    if (err == ENOENT || err == ENODEV || err == ENXIO) {
+    case ErrorCode::not_found:
       return make_error(ErrorCode::not_found, "/dev/kmsg: not present");
+    default:
+      return tl::unexpected(opened.error());
     }
-    return make_error(ErrorCode::io, std::string("/dev/kmsg: ") + std::strerror(err));
   }
+  const Fd fd(static_cast<int>(opened->release()));
   std::string out;
   std::array<char, k_record_buffer> buffer{};
   for (std::size_t reads = 0; reads < k_max_reads && out.size() < k_max_total; ++reads) {

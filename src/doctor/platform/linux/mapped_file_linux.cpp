@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/file.hpp>
-#include <doctor/platform/linux/fd.hpp>
+#include <doctor/platform/input_file.hpp>
 #include <doctor/platform/mapped_file.hpp>
 
 #include <fmt/format.h>
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <system_error>
@@ -17,20 +14,17 @@
 namespace doctor::platform {
 
 Expected<MappedFile> MappedFile::open(const std::filesystem::path& path) {
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    return tl::unexpected(
-        platform::error_from(std::error_code(errno, std::generic_category()), path.string()));
-  }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    return make_error(ErrorCode::io, fmt::format("{}: not a regular file", path.string()));
+  auto file = InputFile::open(path);
+  if (!file) {
+    return tl::unexpected(file.error());
   }
   MappedFile out;
-  out.m_size = static_cast<std::size_t>(st.st_size);
+  out.m_size = static_cast<std::size_t>(file->stat().size);
   if (out.m_size > 0) {
-    // The mapping keeps the file; the descriptor closes on return.
-    void* p = ::mmap(nullptr, out.m_size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    // The mapping keeps the file; the descriptor closes on return. ENOMEM here (RLIMIT_AS, the
+    // map count) is a resource error, not a property of the file.
+    void* p =
+        ::mmap(nullptr, out.m_size, PROT_READ, MAP_PRIVATE, static_cast<int>(file->native()), 0);
     if (p == MAP_FAILED) {
       const int err = errno;
       return tl::unexpected(

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/file.hpp>
-#include <doctor/platform/linux/fd.hpp>
+#include <doctor/platform/input_file.hpp>
 #include <doctor/platform/positioned_file.hpp>
 
-#include <fmt/format.h>
-
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,18 +12,13 @@
 namespace doctor::platform {
 
 Expected<std::unique_ptr<PositionedFile>> PositionedFile::open(const std::filesystem::path& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (!fd) {
-    return tl::unexpected(
-        error_from(std::error_code(errno, std::generic_category()), path.string()));
-  }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    return make_error(ErrorCode::io, fmt::format("{}: not a regular file", path.string()));
+  auto file = InputFile::open(path);
+  if (!file) {
+    return tl::unexpected(file.error());
   }
   std::unique_ptr<PositionedFile> out(new PositionedFile());
-  out->m_handle = fd.release(); // closed by the destructor
-  out->m_size = static_cast<std::uint64_t>(st.st_size);
+  out->m_size = file->stat().size;
+  out->m_handle = file->release(); // closed by the destructor
   return out;
 }
 

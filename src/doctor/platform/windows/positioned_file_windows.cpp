@@ -17,9 +17,9 @@ Expected<std::unique_ptr<PositionedFile>> PositionedFile::open(const std::filesy
   }
   HANDLE file = *opened;
   LARGE_INTEGER size{};
-  if (GetFileType(file) != FILE_TYPE_DISK || GetFileSizeEx(file, &size) == 0) {
+  if (GetFileSizeEx(file, &size) == 0) { // open_for_reading took only a file on a disk
     CloseHandle(file);
-    return make_error(ErrorCode::io, fmt::format("{}: not a regular file", path.string()));
+    return make_error(ErrorCode::io, fmt::format("{}: cannot read its size", path.string()));
   }
   std::unique_ptr<PositionedFile> out(new PositionedFile());
   out->m_handle = reinterpret_cast<std::intptr_t>(file);

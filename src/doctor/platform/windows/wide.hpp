@@ -19,7 +19,9 @@ std::string last_error_message(unsigned long code);
 
 // Opens `path` for reading, shared with writers and deleters, as a Win32 HANDLE (returned as
 // void*, so that this header needs no windows.h); `sequential` hints a front-to-back read.
-// Returns ErrorCode::permission_denied or not_found naming the path and the Win32 error.
+// Returns ErrorCode::not_regular for anything GetFileType() does not call FILE_TYPE_DISK (a pipe,
+// the console, NUL or COM1), and otherwise not_found, permission_denied, resource or io naming the
+// path and the Win32 error.
 Expected<void*> open_for_reading(const std::filesystem::path& path, bool sequential = false);
 
 } // namespace doctor::platform::windows

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/input_file.hpp>
 #include <doctor/platform/windows/wide.hpp>
 
 #include <fmt/format.h>
@@ -63,9 +64,39 @@ Expected<void*> open_for_reading(const std::filesystem::path& path, bool sequent
                   nullptr);
   if (file == INVALID_HANDLE_VALUE) {
     const DWORD err = GetLastError();
-    return make_error(err == ERROR_ACCESS_DENIED ? ErrorCode::permission_denied
-                                                 : ErrorCode::not_found,
-                      fmt::format("{}: cannot open (error {})", path.string(), err));
+    ErrorCode code = ErrorCode::io;
+    switch (err) {
+    case ERROR_FILE_NOT_FOUND:
+    case ERROR_PATH_NOT_FOUND:
+    case ERROR_INVALID_NAME:
+      code = ErrorCode::not_found;
+      break;
+    case ERROR_ACCESS_DENIED:
+    case ERROR_SHARING_VIOLATION:
+      code = ErrorCode::permission_denied;
+      break;
+    case ERROR_NOT_ENOUGH_MEMORY:
+    case ERROR_OUTOFMEMORY:
+    case ERROR_TOO_MANY_OPEN_FILES:
+    case ERROR_NO_SYSTEM_RESOURCES:
+    case ERROR_COMMITMENT_LIMIT:
+      code = ErrorCode::resource;
+      break;
+    default:
+      break;
+    }
+    return make_error(code, fmt::format("{}: cannot open (error {})", path.string(), err));
+  }
+  // The same contract as Linux (platform/input_file.hpp): only a file on a disk is read. A pipe,
+  // the console, or a DOS device name that CreateFileW opens in any folder (NUL, CON, COM1)
+  // is refused here, before anything reads from it.
+  const DWORD type = GetFileType(file);
+  if (type != FILE_TYPE_DISK) {
+    CloseHandle(file);
+    return tl::unexpected(not_regular_error(path.string(),
+                                            type == FILE_TYPE_PIPE   ? FileKind::fifo
+                                            : type == FILE_TYPE_CHAR ? FileKind::character_device
+                                                                     : FileKind::other));
   }
   return file;
 }
