@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <utility>
 
 namespace doctor::util {
@@ -190,6 +191,20 @@ std::string_view encoding_name(Encoding e) {
     return "gbk";
   }
   return "utf-8";
+}
+
+bool is_valid_utf8(std::string_view bytes) {
+  // ASCII eight bytes at a time, the rest by the full rules.
+  std::size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    std::uint64_t x = 0;
+    std::memcpy(&x, bytes.data() + i, 8);
+    if ((x & 0x8080808080808080ULL) != 0) {
+      break;
+    }
+  }
+  bool cut_end = false;
+  return utf8_errors(bytes.substr(i), &cut_end) == 0 && !cut_end;
 }
 
 TextDecoder::TextDecoder(LineSink sink, std::size_t max_line_bytes)

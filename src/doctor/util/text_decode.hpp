@@ -162,6 +162,9 @@ private:
   std::size_t m_line_number = 1;
 };
 
+// True if `bytes` is valid UTF-8 to its end (the decoder would replace nothing in it).
+bool is_valid_utf8(std::string_view bytes);
+
 // Decodes a whole input at once: feed(bytes), then finish().
 DecodedText decode_all(std::string_view bytes, std::size_t max_line_bytes = k_max_line_bytes);
 
