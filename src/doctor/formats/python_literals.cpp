@@ -669,6 +669,25 @@ std::string quote(const std::vector<Token>& tokens, std::size_t begin, std::size
   return "`" + text + "`";
 }
 
+// Calls `at(i)` for each operator token i outside brackets, in order, until it returns true.
+template<typename At>
+void top_level_ops(const std::vector<Token>& tokens, At at) {
+  int depth = 0;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const Token& t = tokens[i];
+    if (t.kind != TokenKind::op) {
+      continue;
+    }
+    if (t.raw == "(" || t.raw == "[" || t.raw == "{") {
+      ++depth;
+    } else if (t.raw == ")" || t.raw == "]" || t.raw == "}") {
+      --depth;
+    } else if (depth == 0 && at(i)) {
+      return;
+    }
+  }
+}
+
 // Evaluates module-level statements the way Python would bind names, for the forms generated
 // version files use, and marks every other binding of a name unknown: see the header.
 class ModuleReader {
@@ -796,22 +815,14 @@ private:
         return out;
       }
     }
-    int depth = 0;
     std::size_t segment = 0;
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-      const Token& t = tokens[i];
-      if (t.kind != TokenKind::op) {
-        continue;
-      }
-      if (t.raw == "(" || t.raw == "[" || t.raw == "{") {
-        ++depth;
-      } else if (t.raw == ")" || t.raw == "]" || t.raw == "}") {
-        --depth;
-      } else if (depth == 0 && (t.raw == "=" || is_augmented(t.raw))) {
+    top_level_ops(tokens, [&](std::size_t i) {
+      if (tokens[i].raw == "=" || is_augmented(tokens[i].raw)) {
         names_in(segment, i);
         segment = i + 1;
       }
-    }
+      return false;
+    });
     return out;
   }
 
@@ -856,28 +867,20 @@ private:
   // `if x: a = 1`, `else: a = 2`: the statement after the header's colon binds under a
   // condition.
   void inline_body(const std::vector<Token>& tokens) {
-    int depth = 0;
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-      const Token& t = tokens[i];
-      if (t.kind != TokenKind::op) {
-        continue;
+    top_level_ops(tokens, [&](std::size_t i) {
+      if (tokens[i].raw != ":") {
+        return false;
       }
-      if (t.raw == "(" || t.raw == "[" || t.raw == "{") {
-        ++depth;
-      } else if (t.raw == ")" || t.raw == "]" || t.raw == "}") {
-        --depth;
-      } else if (depth == 0 && t.raw == ":") {
-        if (i + 1 < tokens.size()) {
-          const std::vector<Token> body(tokens.begin() + static_cast<std::ptrdiff_t>(i + 1),
-                                        tokens.end());
-          for (const std::string& name : bound_names(body)) {
-            set_unknown(
-                name, "assigned by " + quote(tokens, 0, tokens.size()) + " only under a condition");
-          }
+      const std::vector<Token> body(tokens.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                                    tokens.end());
+      if (!body.empty()) {
+        for (const std::string& name : bound_names(body)) {
+          set_unknown(name,
+                      "assigned by " + quote(tokens, 0, tokens.size()) + " only under a condition");
         }
-        return;
       }
-    }
+      return true;
+    });
   }
 
   // `a = b = <value>`, `a: T = <value>`, `a, b = <value>`, `a += <value>`, `a[k] = …`, or an
@@ -886,23 +889,15 @@ private:
     std::vector<std::pair<std::size_t, std::size_t>> targets;
     std::size_t segment = 0;
     std::size_t augmented = 0; // index of the operator of `a += …`
-    int depth = 0;
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-      const Token& t = tokens[i];
-      if (t.kind != TokenKind::op) {
-        continue;
-      }
-      if (t.raw == "(" || t.raw == "[" || t.raw == "{") {
-        ++depth;
-      } else if (t.raw == ")" || t.raw == "]" || t.raw == "}") {
-        --depth;
-      } else if (depth == 0 && t.raw == "=") {
+    top_level_ops(tokens, [&](std::size_t i) {
+      if (tokens[i].raw == "=") {
         targets.emplace_back(segment, i);
         segment = i + 1;
-      } else if (depth == 0 && is_augmented(t.raw) && targets.empty() && augmented == 0) {
+      } else if (is_augmented(tokens[i].raw) && targets.empty() && augmented == 0) {
         augmented = i;
       }
-    }
+      return false;
+    });
     const std::string whole = quote(tokens, 0, tokens.size());
     if (augmented > 0) {
       augmented_assignment(tokens, augmented, whole);
