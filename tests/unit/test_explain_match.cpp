@@ -289,6 +289,48 @@ TEST(Scan, EvidenceIsCappedAndCounted) {
   EXPECT_EQ(a.hits()[0].lines.size(), k_kept_lines);
 }
 
+TEST(Scan, RepeatedLinesCountAsOftenAsTheyOccurWithTheirOwnNumbers) {
+  // More distinct lines than the cache has slots, in three rounds: each line is matched again
+  // or taken from the cache, and either way counts, keeps its line number and its own fields.
+  std::string round;
+  std::size_t sub = 0;
+  std::size_t oom = 0;
+  for (int i = 0; i < 700; ++i) {
+    if (i % 3 == 0) {
+      round +=
+          "Could not load library cudnn_ops" + std::to_string(i) + "64_9.dll. Error code 126\n";
+      ++sub;
+    } else if (i % 3 == 1) {
+      round += "RuntimeError: CUDA out of memory. Tried to allocate " + std::to_string(i)
+               + ".00 GiB\r\n";
+      ++oom;
+    } else {
+      round += "Could not load library whatever" + std::to_string(i) + "\n"; // literal, no match
+    }
+  }
+  const std::string text = "Could not locate zlibwapi.dll\n" + round + round + round;
+  for (bool fast : {true, false}) {
+    auto sigs = test_signatures();
+    SignatureMatcher m(sigs);
+    Analysis a(m);
+    ScanOptions o;
+    o.fast_path = fast;
+    scan_text("t", text, a, o);
+    ASSERT_EQ(a.hits().size(), 3U) << fast;
+    EXPECT_EQ(sigs[a.hits()[1].signature].id, "sub");
+    EXPECT_EQ(a.hits()[1].count, 3 * sub);
+    EXPECT_EQ(a.hits()[1].fields[0].second, "cudnn_ops064_9.dll");
+    EXPECT_EQ(a.hits()[1].lines[1].line, 5U);
+    EXPECT_EQ(a.hits()[1].lines[1].text,
+              "Could not load library cudnn_ops364_9.dll. Error code 126");
+    EXPECT_EQ(sigs[a.hits()[2].signature].id, "oom");
+    EXPECT_EQ(a.hits()[2].count, 3 * oom);
+    EXPECT_EQ(a.hits()[2].lines[0].text,
+              "RuntimeError: CUDA out of memory. Tried to allocate 1.00 GiB");
+    EXPECT_EQ(a.lines_matched(), 1 + 3 * (sub + oom));
+  }
+}
+
 std::vector<std::string> rank_of(std::string_view text, Ranking* out = nullptr) {
   auto sigs = test_signatures();
   SignatureMatcher m(sigs);

@@ -332,6 +332,24 @@ TEST(Gzip, RoundTripMultiMemberAndErrors) {
   auto junk = gunzip(gzip(a) + "junk", 1 << 20);
   ASSERT_FALSE(junk.has_value());
   EXPECT_EQ(junk.error().code, ErrorCode::parse);
+
+  // A prefix is kept at the cap and said to be cut; exactly the cap is whole; damage before the
+  // cap is still an error.
+  auto prefix = gunzip_prefix(both, 1000);
+  ASSERT_TRUE(prefix.has_value()) << prefix.error().message;
+  EXPECT_TRUE(prefix->truncated);
+  EXPECT_EQ(prefix->data, (a + b).substr(0, 1000));
+  auto exact = gunzip_prefix(both, a.size() + b.size());
+  ASSERT_TRUE(exact.has_value());
+  EXPECT_FALSE(exact->truncated);
+  EXPECT_EQ(exact->data, a + b);
+  auto across = gunzip_prefix(both, a.size() + 10);
+  ASSERT_TRUE(across.has_value());
+  EXPECT_TRUE(across->truncated);
+  EXPECT_EQ(across->data, a + b.substr(0, 10));
+  auto damaged = gunzip_prefix(corrupt, 1 << 20);
+  ASSERT_FALSE(damaged.has_value());
+  EXPECT_EQ(damaged.error().code, ErrorCode::parse);
 #else
   auto out = gunzip("\x1f\x8b", 100);
   ASSERT_FALSE(out.has_value());

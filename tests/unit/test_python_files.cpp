@@ -100,6 +100,27 @@ TEST(python_files, torch_rejects_junk_and_utf16) {
 
 // --- tensorflow -------------------------------------------------------------------------------
 
+TEST(python_files, torch_cuda_bound_twice_is_evaluated_or_unknown_never_the_first_value) {
+  const auto joined = parse_torch_version_py("__version__ = '2.5.1'\ncuda = '12'\ncuda += '.1'\n");
+  ASSERT_TRUE(joined);
+  EXPECT_EQ(joined->cuda, "12.1");
+  EXPECT_TRUE(joined->unknown.empty());
+  const auto computed =
+      parse_torch_version_py("__version__ = '2.5.1'\ncuda = '12'\ncuda = _detect()\n");
+  ASSERT_TRUE(computed);
+  EXPECT_FALSE(computed->cuda);
+  EXPECT_FALSE(computed->cuda_recorded);
+  EXPECT_EQ(computed->unknown.at("cuda"),
+            "assigned by `cuda = _detect()`, whose value is not a literal");
+  // Only an unknown cuda: still a torch version file, with nothing guessed.
+  const auto only = parse_torch_version_py("cuda = '12'\ncuda += suffix\n");
+  ASSERT_TRUE(only);
+  EXPECT_FALSE(only->cuda);
+  EXPECT_EQ(only->unknown.count("cuda"), 1U);
+  // jax: an unknown _release_version is not replaced by _version.
+  EXPECT_FALSE(parse_jax_version_py("_version = '0.4.30'\n_release_version = _compute()\n"));
+}
+
 TEST(python_files, tensorflow_ordered_dict_linux) {
   const auto b = parse_tensorflow_build_info(fixture("tensorflow-2.15.0-linux.build_info.py"));
   ASSERT_TRUE(b);

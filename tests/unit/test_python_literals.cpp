@@ -194,7 +194,7 @@ TEST(python_literals, assignments_read_module_level_literals_only) {
       "one = 1; two = 'second'\n"
       "cont = \\\n"
       "  'continued'\n"
-      "chained = other = 'no'\n"
+      "chained = other = 'both'\n"
       "plain = 'replaced'\n");
   EXPECT_EQ(a.at("plain").text, "replaced");
   EXPECT_EQ(a.at("annotated").text, "b");
@@ -202,18 +202,60 @@ TEST(python_literals, assignments_read_module_level_literals_only) {
   EXPECT_EQ(a.at("one").text, "1");
   EXPECT_EQ(a.at("two").text, "second");
   EXPECT_EQ(a.at("cont").text, "continued");
-  for (const char* absent : {"fake",
-                             "computed",
-                             "inner",
-                             "member",
-                             "guarded",
-                             "elsewhere",
-                             "else",
-                             "chained",
-                             "other",
-                             "os"}) {
+  EXPECT_EQ(a.at("chained").text, "both");
+  EXPECT_EQ(a.at("other").text, "both");
+  for (const char* absent :
+       {"fake", "computed", "inner", "member", "guarded", "elsewhere", "else", "os"}) {
     EXPECT_EQ(a.count(absent), 0U) << absent;
   }
+}
+
+TEST(python_literals, later_bindings_that_are_not_evaluated_make_a_name_unknown) {
+  // Each case: the source, then the name's value ("" for unknown) after it ran.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"cuda = '12'\ncuda += '.1'\n", "12.1"},
+      {"cuda: Optional[str] = '12'\ncuda += \".1\" '.0'\n", "12.1.0"},
+      {"cuda = '12'\ncuda += suffix\n", ""},
+      {"cuda = '12'\ncuda *= 2\n", ""},
+      {"cuda = 1\ncuda += 1\n", ""},
+      {"cuda = '12'\ncuda = compute()\n", ""},
+      {"cuda = '12'\ncuda = base\n", ""},
+      {"base = '11.8'\ncuda = '12'\ncuda = base\n", "11.8"},
+      {"cuda = '12'\ncuda, hip = ('12.1', None)\n", "12.1"},
+      {"cuda = '12'\ncuda, hip = pair\n", ""},
+      {"cuda = '12'\nif rocm:\n    cuda = None\n", ""},
+      {"cuda = '12'\nif rocm: cuda = None\n", ""},
+      {"cuda = '12'\ntry:\n    from .override import cuda\nexcept ImportError:\n    pass\n", ""},
+      {"cuda = '12'\nfrom .override import cuda\n", ""},
+      {"cuda = '12'\nfrom typing import Optional\n", "12"},
+      {"cuda = '12'\nfrom .override import *\n", ""},
+      {"cuda = '12'\nimport cuda\n", ""},
+      {"cuda = '12'\ndel cuda\n", ""},
+      {"cuda = '12'\ndef cuda():\n    return '11'\n", ""},
+      {"cuda = '12'\ndef f():\n    cuda = '11'\n    return cuda\n", "12"},
+      {"cuda = '12'\ndef f():\n    global cuda\n    cuda = '11'\nf()\n", ""},
+      {"cuda = '12'\nglobals()['cuda'] = '11'\n", ""},
+      {"cuda = '12'\nfor cuda in ['11']:\n    pass\n", ""},
+      {"cuda = '12'\n(cuda := '11')\n", ""},
+      {"info = {'cuda': '12'}\ninfo['cuda'] = '11'\n", ""},
+      {"info = {'cuda': '12'}\ninfo.update(cuda='11')\n", ""},
+      {"cuda = '12'\ncuda = compute()\ncuda = '12.4'\n", "12.4"},
+  };
+  for (const auto& [source, want] : cases) {
+    const auto a = read_python_assignments(source);
+    const std::string name = source.starts_with("info") ? "info" : "cuda";
+    if (want.empty()) {
+      EXPECT_EQ(a.values.count(name), 0U) << source;
+      ASSERT_EQ(a.unknown.count(name), 1U) << source;
+      EXPECT_FALSE(a.unknown.at(name).empty()) << source;
+    } else {
+      ASSERT_EQ(a.values.count(name), 1U) << source;
+      EXPECT_EQ(a.values.at(name).text, want) << source;
+      EXPECT_EQ(a.unknown.count(name), 0U) << source;
+    }
+  }
+  EXPECT_EQ(read_python_assignments("cuda = '12'\ncuda += suffix\n").unknown.at("cuda"),
+            "changed by `cuda += suffix`, which is not evaluated");
 }
 
 TEST(python_literals, assignments_accept_crlf_and_skip_binary_lines) {

@@ -165,6 +165,62 @@ TEST(text_decode, gb18030_four_byte_sequence_becomes_one_replacement) {
   EXPECT_EQ(texts(d), (Texts{k_utf8_message + "\xEF\xBF\xBDx"}));
 }
 
+TEST(text_decode, utf8_line_in_a_gbk_input_keeps_every_character) {
+  // Read as GBK, the last byte of "：" (EF BC 9A) would pair with the "C" after it.
+  const std::string utf8_line = "错误：Could not load library cudnn_ops64_9.dll";
+  const auto d = decode_all("OSError: [WinError 126] " + k_gbk_message + "\r\n" + utf8_line + "\r\n"
+                            + k_gbk_message + "\r\n");
+  EXPECT_EQ(d.info.encoding, Encoding::gbk);
+  EXPECT_EQ(texts(d),
+            (Texts{"OSError: [WinError 126] " + k_utf8_message, utf8_line, k_utf8_message}));
+  EXPECT_EQ(d.info.replacements, 0u);
+}
+
+TEST(text_decode, gbk_input_decides_each_line_and_keeps_invalid_bytes_as_replacements) {
+  // A GBK line with a stray byte stays GBK (U+FFFD for the stray byte); an invalid UTF-8 line is
+  // not valid UTF-8, so it is read as GBK too; a final UTF-8 line without LF is still UTF-8.
+  const std::string bytes = k_gbk_message + "\n" + k_gbk_message + "\x80x\n" + "\xC3(\n" + "λ end";
+  const auto d = decode_all(bytes);
+  EXPECT_EQ(d.info.encoding, Encoding::gbk);
+  EXPECT_EQ(texts(d),
+            (Texts{k_utf8_message, k_utf8_message + "\xEF\xBF\xBDx", "\xEF\xBF\xBD(", "λ end"}));
+  EXPECT_EQ(d.info.replacements, 2u);
+}
+
+TEST(text_decode, gbk_input_with_a_utf8_line_cut_at_its_end_reads_it_as_gbk) {
+  // The last line ends inside a UTF-8 sequence: not valid UTF-8, so GBK decodes it.
+  const auto d = decode_all(k_gbk_message + "\n" + "ab\xE9\x94");
+  EXPECT_EQ(d.info.encoding, Encoding::gbk);
+  ASSERT_EQ(d.lines.size(), 2u);
+  EXPECT_EQ(d.lines[1].text, "ab\xE9\x96\xBF"); // GBK E9 94 is U+95BF
+}
+
+TEST(text_decode, long_utf8_line_in_a_gbk_input_is_judged_by_its_start_and_cut) {
+  const std::string long_line = repeat("错误：Could not load ", 8); // over the cap of 64
+  // Detection needs the GBK lines to outweigh the UTF-8 one in the sample.
+  const std::string bytes = repeat(k_gbk_message + "\n", 40) + long_line + "\n" + k_gbk_message;
+  std::vector<TextLine> lines;
+  TextDecoder decoder([&](const TextLine& line) { lines.push_back(line); }, 64);
+  decoder.feed(bytes);
+  decoder.finish();
+  EXPECT_EQ(decoder.info().encoding, Encoding::gbk);
+  ASSERT_EQ(lines.size(), 42u);
+  EXPECT_TRUE(lines[40].cut);
+  EXPECT_TRUE(lines[40].text.starts_with("错误：Could not load 错误："));
+  EXPECT_EQ(lines[41].text, k_utf8_message);
+  EXPECT_EQ(decoder.info().replacements, 0u);
+}
+
+TEST(text_decode, mixed_gbk_and_utf8_lines_split_anywhere_give_the_same_result) {
+  const std::string bytes =
+      repeat(repeat(k_gbk_message + "\r\n", 3) + "错误：Could not load x\n", 60);
+  ASSERT_GT(bytes.size(), k_sniff_bytes);
+  expect_same_for_every_split(bytes, bytes.size() - 90);
+  const auto d = decode_all(bytes);
+  EXPECT_EQ(d.info.encoding, Encoding::gbk);
+  EXPECT_EQ(d.lines.back().text, "错误：Could not load x");
+}
+
 TEST(text_decode, ansi_colours_of_tensorflow_and_pytorch_lines_are_removed) {
   const auto d = decode_all(
       "\x1b[1;31mE tensorflow/core/common_runtime/gpu/gpu_device.cc:2020]\x1b[0m Could not load "

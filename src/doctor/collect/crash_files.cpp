@@ -304,12 +304,22 @@ void ingest(std::string_view bytes,
                0);
     return;
   case FileType::gzip: {
-    auto unpacked = formats::gunzip(bytes, k_max_unpacked_bytes);
+    // Inflated as a stream up to the plain log's cap: a file that expands past it (a gzip bomb)
+    // keeps its first k_max_log_bytes, cut after their last whole line, and says so.
+    auto unpacked = formats::gunzip_prefix(bytes, k_max_log_bytes);
     if (!unpacked) {
       add_source(out, source, "invalid", "gzip: " + unpacked.error().message, 0);
       return;
     }
-    if (sniff(std::string_view(*unpacked).substr(0, 4096)) != FileType::text) {
+    std::string_view kept = unpacked->data;
+    std::string note = ", gzip" + cut;
+    if (unpacked->truncated) {
+      const std::size_t lf = kept.rfind('\n');
+      kept = kept.substr(0, lf == std::string_view::npos ? 0 : lf + 1);
+      note += fmt::format("; truncated: only the first {} MiB of its uncompressed text were read",
+                          k_max_log_bytes >> 20U);
+    }
+    if (sniff(kept.substr(0, 4096)) != FileType::text) {
       add_source(out,
                  source,
                  "invalid",
@@ -319,8 +329,8 @@ void ingest(std::string_view bytes,
     }
     std::string encoding;
     std::string decoded;
-    const std::string_view text = as_utf8(*unpacked, decoded, encoding);
-    ingest_kernel_text(text, source, boot, ", gzip" + cut, out);
+    const std::string_view text = as_utf8(kept, decoded, encoding);
+    ingest_kernel_text(text, source, boot, note, out);
     out.earlier_boots_covered = true;
     return;
   }

@@ -12,10 +12,10 @@
 
 namespace doctor::collect {
 
-// The most of a file that is read: a dump's header and triage data, an event log, a kernel log.
+// The most of a file that is read: a dump's header and triage data, an event log, a kernel log;
+// also the most of a gzip-compressed log's text that is inflated (a gzip bomb stops there).
 inline constexpr std::size_t k_max_dump_bytes = std::size_t{256} << 20U;
 inline constexpr std::size_t k_max_log_bytes = std::size_t{256} << 20U;
-inline constexpr std::size_t k_max_unpacked_bytes = std::size_t{1} << 30U;
 // The newest kernel messages kept from a journal.
 inline constexpr std::size_t k_max_journal_lines = 500000;
 

@@ -361,6 +361,22 @@ Framework read_torch(const platform::SysRoot& root, const SiteDir& site, const P
     fw.version = dist_version(site, {"torch"});
   }
   fw.cuda_archs = torch_cuda_archs(root, fw.location);
+  // A `cuda` bound in a form that is not evaluated (`cuda += x`, `cuda = detect()`) is unknown,
+  // never the value of an earlier assignment.
+  const std::string* cuda_unknown = nullptr;
+  if (parsed) {
+    if (const auto it = parsed->unknown.find("cuda"); it != parsed->unknown.end()) {
+      cuda_unknown = &it->second;
+    }
+  }
+  if (cuda_unknown != nullptr) {
+    const std::string reason =
+        fmt::format("{}: cuda is {}", file.path, util::sanitize(*cuda_unknown, 200));
+    fw.cuda_build = Fact<bool>::unknown(reason);
+    fw.cuda_version = Fact<std::string>::unknown(reason);
+    fw.cudnn_version = Fact<std::string>::unknown(reason);
+    return fw;
+  }
   if (!parsed || !parsed->cuda_recorded) {
     const std::string reason =
         !file.text

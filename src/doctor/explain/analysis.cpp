@@ -2,6 +2,7 @@
 #include <doctor/explain/analysis.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -17,12 +18,19 @@ void Analysis::begin_input(std::string name) {
 }
 
 void Analysis::add_line(const util::TextLine& line) {
+  // A log repeats its lines (one warning a million times): a line seen lately reuses its matches
+  // instead of running the signatures again. Matching depends on the text alone.
+  const bool cacheable = line.text.size() <= k_cached_line_bytes;
+  CachedLine* slot = nullptr;
+  if (cacheable) {
+    slot = &m_cache[std::hash<std::string_view>{}(line.text) % m_cache.size()];
+    if (slot->valid && slot->text == line.text) {
+      record(slot->matches, line);
+      return;
+    }
+  }
   m_matches.clear();
   m_matcher->match_line(line.text, m_matches, m_scratch);
-  if (m_matches.empty()) {
-    return;
-  }
-  ++m_lines_matched;
   // One line is one message: when several cause or symptom signatures match it, the most
   // confident (the most specific) names it, and a catch-all that also matched is dropped.
   const auto& sigs = m_matcher->signatures();
@@ -39,13 +47,28 @@ void Analysis::add_line(const util::TextLine& line) {
   std::erase_if(m_matches, [&](const LineMatch& m) {
     return judged(m) && sigs[m.signature].confidence < best;
   });
+  if (slot != nullptr) {
+    slot->valid = true;
+    slot->text.assign(line.text);
+    slot->matches = m_matches;
+  }
+  record(m_matches, line);
+}
+
+// Counts `matches` (those of `line`) and keeps the line as evidence of each signature that has
+// fewer than k_kept_lines.
+void Analysis::record(const std::vector<LineMatch>& matches, const util::TextLine& line) {
+  if (matches.empty()) {
+    return;
+  }
+  ++m_lines_matched;
   const std::size_t input = m_inputs.empty() ? 0 : m_inputs.size() - 1;
-  for (LineMatch& m : m_matches) {
+  for (const LineMatch& m : matches) {
     std::size_t& slot = m_hit_of[m.signature];
     if (slot == 0) {
       SignatureHits h;
       h.signature = m.signature;
-      h.fields = std::move(m.fields);
+      h.fields = m.fields;
       m_hits.push_back(std::move(h));
       slot = m_hits.size();
     }

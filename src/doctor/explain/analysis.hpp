@@ -62,7 +62,8 @@ public:
 
   // Starts input `name`; the lines added next belong to it.
   void begin_input(std::string name);
-  // Matches one decoded line of the current input.
+  // Matches one decoded line of the current input. A line equal to a recent one takes its
+  // matches from a small cache.
   void add_line(const util::TextLine& line);
   // Closes the current input with what its decoder found.
   void
@@ -75,7 +76,20 @@ public:
   std::size_t lines_matched() const { return m_lines_matched; }
 
 private:
+  // Lines of at most this many bytes are remembered with their matches.
+  static constexpr std::size_t k_cached_line_bytes = 4096;
+  struct CachedLine {
+    bool valid = false;
+    std::string text;
+    std::vector<LineMatch> matches; // after the one-message rule
+  };
+
+  void record(const std::vector<LineMatch>& matches, const util::TextLine& line);
+
   const SignatureMatcher* m_matcher;
+  // Recent distinct lines, by hash (a slot keeps the last line that fell in it): at most
+  // 256 x k_cached_line_bytes of text.
+  std::vector<CachedLine> m_cache = std::vector<CachedLine>(256);
   std::vector<InputSummary> m_inputs;
   std::vector<SignatureHits> m_hits;
   std::vector<std::size_t> m_hit_of; // signature -> index into m_hits + 1, or 0

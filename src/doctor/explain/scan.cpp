@@ -190,10 +190,30 @@ private:
     std::size_t counted = 0;
     for (const auto& [line_start, line_end] : m_candidates) {
       m_next_line += count_lf(block.substr(counted, line_start - counted));
-      decode_block(block.substr(line_start, line_end - line_start + 1));
+      if (!plain_line(block.substr(line_start, line_end - line_start))) {
+        decode_block(block.substr(line_start, line_end - line_start + 1));
+      }
       counted = line_end + 1;
     }
     m_next_line += count_lf(block.substr(counted));
+  }
+
+  // A candidate line (without its LF, in a block without ESC) that the decoder would pass
+  // through unchanged but for one CR before the LF: valid UTF-8, no rsyslog #012, shorter than
+  // the cap. It goes to the analysis as it is, without a decoder; false for any other line.
+  bool plain_line(std::string_view raw) {
+    if (raw.size() > util::k_max_line_bytes - util::k_cut_marker.size()
+        || raw.find("#012") != std::string_view::npos || !util::is_valid_utf8(raw)) {
+      return false;
+    }
+    if (raw.ends_with('\r')) {
+      raw.remove_suffix(1);
+      m_info.crlf_seen = true;
+    }
+    m_line.number = m_next_line++;
+    m_line.text.assign(raw);
+    m_analysis.add_line(m_line);
+    return true;
   }
 
   // The prefilter over `block`, on up to m_threads cores: the block is cut at LFs into parts that
@@ -266,6 +286,7 @@ private:
   std::size_t m_len = 0;
   std::optional<util::TextDecoder> m_long;
   std::vector<std::pair<std::size_t, std::size_t>> m_candidates;
+  util::TextLine m_line; // the plain candidate line being matched
 };
 
 } // namespace

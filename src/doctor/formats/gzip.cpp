@@ -55,9 +55,18 @@ bool all_zero(std::string_view bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
 }
 
+// Grows `out` for `more` bytes in steps that never pass `limit`, so that the capacity of a
+// string near the cap is the cap, not twice what it holds.
+void reserve_for(std::string& out, std::size_t more, std::size_t limit) {
+  const std::size_t want = out.size() + more;
+  if (want > out.capacity()) {
+    out.reserve(std::min(limit, std::max(want, out.capacity() * 2)));
+  }
+}
+
 } // namespace
 
-Expected<std::string> gunzip(std::string_view bytes, std::size_t max_output) {
+Expected<Gunzipped> gunzip_prefix(std::string_view bytes, std::size_t max_output) {
   if (!looks_like_gzip(bytes)) {
     return make_error(ErrorCode::parse, "not gzip data: no 1f 8b signature");
   }
@@ -66,7 +75,7 @@ Expected<std::string> gunzip(std::string_view bytes, std::size_t max_output) {
     return make_error(ErrorCode::internal, "cannot start zlib inflate");
   }
   z_stream& zs = inflater.stream();
-  std::string out;
+  Gunzipped out;
   std::array<unsigned char, k_chunk> buffer{};
   std::size_t offset = 0; // input consumed so far
   for (;;) {
@@ -81,11 +90,14 @@ Expected<std::string> gunzip(std::string_view bytes, std::size_t max_output) {
     zs.avail_out = static_cast<uInt>(buffer.size());
     const int rc = inflate(&zs, Z_NO_FLUSH);
     const std::size_t produced = buffer.size() - zs.avail_out;
-    if (out.size() + produced > max_output) {
-      return make_error(ErrorCode::too_large,
-                        "gzip data expands to more than " + std::to_string(max_output) + " bytes");
+    const std::size_t room = max_output - out.data.size();
+    const std::size_t kept = std::min(produced, room);
+    reserve_for(out.data, kept, max_output);
+    out.data.append(reinterpret_cast<const char*>(buffer.data()), kept);
+    if (produced > room) {
+      out.truncated = true; // inflating stops here: the rest is never made
+      return out;
     }
-    out.append(reinterpret_cast<const char*>(buffer.data()), produced);
     if (rc == Z_STREAM_END) {
       const std::size_t used = offset - zs.avail_in;
       const std::string_view rest = bytes.substr(used);
@@ -111,9 +123,25 @@ Expected<std::string> gunzip(std::string_view bytes, std::size_t max_output) {
   }
 }
 
+Expected<std::string> gunzip(std::string_view bytes, std::size_t max_output) {
+  auto out = gunzip_prefix(bytes, max_output);
+  if (!out) {
+    return tl::unexpected(out.error());
+  }
+  if (out->truncated) {
+    return make_error(ErrorCode::too_large,
+                      "gzip data expands to more than " + std::to_string(max_output) + " bytes");
+  }
+  return std::move(out->data);
+}
+
 #else
 
 Expected<std::string> gunzip(std::string_view /*bytes*/, std::size_t /*max_output*/) {
+  return make_error(ErrorCode::unsupported, "gzip: this build has no zlib");
+}
+
+Expected<Gunzipped> gunzip_prefix(std::string_view /*bytes*/, std::size_t /*max_output*/) {
   return make_error(ErrorCode::unsupported, "gzip: this build has no zlib");
 }
 

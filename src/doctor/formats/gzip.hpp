@@ -20,4 +20,16 @@ bool looks_like_gzip(std::string_view bytes);
 // without zlib (the Windows cross build).
 Expected<std::string> gunzip(std::string_view bytes, std::size_t max_output);
 
+// What gunzip_prefix kept.
+struct Gunzipped {
+  std::string data;       // at most max_output bytes
+  bool truncated = false; // the data went on past max_output: only its start is here
+};
+
+// Like gunzip, but data past `max_output` bytes is no error: its first `max_output` bytes are
+// kept and `truncated` is set. Inflating stops there, so memory and work are bounded by
+// `max_output` whatever the file expands to (a gzip bomb). The errors are gunzip's, for damage
+// before that point.
+Expected<Gunzipped> gunzip_prefix(std::string_view bytes, std::size_t max_output);
+
 } // namespace doctor::formats

@@ -103,8 +103,14 @@ bool valid_pyenv_name(std::string_view name) {
 } // namespace
 
 std::optional<TorchVersionFile> parse_torch_version_py(std::string_view text) {
-  const auto values = parse_python_assignments(text);
+  auto module = read_python_assignments(text);
+  const auto& values = module.values;
   TorchVersionFile out;
+  for (const char* key : {"__version__", "cuda", "hip", "rocm", "git_version", "debug"}) {
+    if (const auto it = module.unknown.find(key); it != module.unknown.end()) {
+      out.unknown.emplace(it->first, it->second);
+    }
+  }
   out.version = as_text(lookup(values, "__version__"));
   if (const PyLiteral* cuda = lookup(values, "cuda")) {
     if (cuda->kind == PyKind::none) {
@@ -114,7 +120,8 @@ std::optional<TorchVersionFile> parse_torch_version_py(std::string_view text) {
       out.cuda = std::move(version);
     }
   }
-  if (!out.version && !out.cuda_recorded) {
+  if (!out.version && !out.cuda_recorded && out.unknown.count("cuda") == 0
+      && out.unknown.count("__version__") == 0) {
     return std::nullopt;
   }
   out.hip = as_text(lookup(values, "hip"));
@@ -191,9 +198,12 @@ std::optional<TensorflowBuildInfo> parse_tensorflow_build_info(std::string_view 
 }
 
 std::optional<std::string> parse_jax_version_py(std::string_view text) {
-  const auto values = parse_python_assignments(text);
+  const auto module = read_python_assignments(text);
   for (const char* key : {"_release_version", "_version", "__version__"}) {
-    if (auto v = as_text(lookup(values, key)); v && !v->empty()) {
+    if (module.unknown.count(key) != 0) {
+      return std::nullopt; // a later key would stand in for a value that is not known
+    }
+    if (auto v = as_text(lookup(module.values, key)); v && !v->empty()) {
       return v;
     }
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,10 +27,13 @@ struct TorchVersionFile {
   std::optional<std::string> rocm;    // a ROCm build's ROCm version (torch >= 2.1x)
   std::optional<std::string> git_version;
   std::optional<bool> debug;
+  // Names the file binds in a form that is not evaluated (`cuda = detect()`, `cuda += x`), with
+  // the reason (python_literals.hpp): their fields above are empty, never an earlier value.
+  std::map<std::string, std::string> unknown;
 };
 
 // Parses torch/version.py (`cuda = '11.7'` before torch 2.1, `cuda: Optional[str] = '12.4'`
-// since). Returns nullopt if it assigns neither `__version__` nor `cuda`.
+// since). Returns nullopt if it assigns neither `__version__` nor `cuda`, in any form.
 std::optional<TorchVersionFile> parse_torch_version_py(std::string_view text);
 
 // What TensorFlow's tensorflow/python/platform/build_info.py records.
@@ -62,7 +66,8 @@ std::string normalize_tensorflow_cuda_version(std::string_view raw);
 std::string normalize_tensorflow_cudnn_version(std::string_view raw);
 
 // Returns the version recorded in jax/version.py or jaxlib/version.py: `_release_version` when it
-// is a string (release wheels), else `_version`, else a literal `__version__`; nullopt if none.
+// is a string (release wheels), else `_version`, else a literal `__version__`; nullopt if none,
+// or if the first of them that is bound is bound in a form that is not evaluated.
 std::optional<std::string> parse_jax_version_py(std::string_view text);
 
 // CUDA and cuDNN versions named by the local version label of an old jaxlib wheel that bundled

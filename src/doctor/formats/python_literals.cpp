@@ -607,36 +607,6 @@ bool is_statement_keyword(std::string_view word) {
   return false;
 }
 
-// Returns the index of the first token of the assigned value in `name = …` or
-// `name: annotation = …`, or 0 if the statement is no such assignment.
-std::size_t assignment_value_start(const std::vector<Token>& tokens) {
-  if (tokens.size() < 3 || tokens[0].kind != TokenKind::name || is_statement_keyword(tokens[0].raw)
-      || tokens[1].kind != TokenKind::op) {
-    return 0;
-  }
-  if (tokens[1].raw == "=") {
-    return 2;
-  }
-  if (tokens[1].raw != ":") {
-    return 0;
-  }
-  int depth = 0;
-  for (std::size_t i = 2; i < tokens.size(); ++i) {
-    const Token& t = tokens[i];
-    if (t.kind != TokenKind::op) {
-      continue;
-    }
-    if (t.raw == "(" || t.raw == "[" || t.raw == "{") {
-      ++depth;
-    } else if (t.raw == ")" || t.raw == "]" || t.raw == "}") {
-      --depth;
-    } else if (t.raw == "=" && depth == 0) {
-      return i + 1 < tokens.size() ? i + 1 : 0;
-    }
-  }
-  return 0;
-}
-
 } // namespace
 
 const PyLiteral* PyLiteral::find(std::string_view key) const {
@@ -665,24 +635,392 @@ std::optional<PyLiteral> parse_python_literal(std::string_view text) {
   return value;
 }
 
-std::map<std::string, PyLiteral> parse_python_assignments(std::string_view source) {
-  std::map<std::string, PyLiteral> out;
-  Lexer lexer(source);
-  Statement statement;
-  while (lexer.next(statement)) {
-    if (statement.indented || statement.overflow) {
-      continue;
-    }
-    const std::size_t start = assignment_value_start(statement.tokens);
-    if (start == 0) {
-      continue;
-    }
-    auto value = LiteralParser(statement.tokens, start, statement.tokens.size()).parse_whole();
-    if (value) {
-      out[std::string(statement.tokens[0].raw)] = std::move(*value);
+namespace {
+
+bool is_augmented(std::string_view op) {
+  constexpr std::array<std::string_view, 9> k_ops = {
+      "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="};
+  return std::find(k_ops.begin(), k_ops.end(), op) != k_ops.end();
+}
+
+// The source text of tokens [begin, end), cut to a few dozen bytes, for a reason.
+std::string quote(const std::vector<Token>& tokens, std::size_t begin, std::size_t end) {
+  if (begin >= end) {
+    return "``";
+  }
+  const char* from = tokens[begin].raw.data();
+  const char* to = tokens[end - 1].raw.data() + tokens[end - 1].raw.size();
+  std::string text(from, static_cast<std::size_t>(to - from));
+  for (char& c : text) {
+    if (c == '\n' || c == '\r' || c == '\t') {
+      c = ' ';
     }
   }
-  return out;
+  if (text.size() > 60) {
+    text.resize(57);
+    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) {
+      text.pop_back();
+    }
+    if (!text.empty() && static_cast<unsigned char>(text.back()) >= 0xC0) {
+      text.pop_back();
+    }
+    text += "...";
+  }
+  return "`" + text + "`";
+}
+
+// Calls `at(i)` for each operator token i outside brackets, in order, until it returns true.
+template<typename At>
+void top_level_ops(const std::vector<Token>& tokens, At at) {
+  int depth = 0;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const Token& t = tokens[i];
+    if (t.kind != TokenKind::op) {
+      continue;
+    }
+    if (t.raw == "(" || t.raw == "[" || t.raw == "{") {
+      ++depth;
+    } else if (t.raw == ")" || t.raw == "]" || t.raw == "}") {
+      --depth;
+    } else if (depth == 0 && at(i)) {
+      return;
+    }
+  }
+}
+
+// Evaluates module-level statements the way Python would bind names, for the forms generated
+// version files use, and marks every other binding of a name unknown: see the header.
+class ModuleReader {
+public:
+  PyAssignments run(std::string_view source) {
+    Lexer lexer(source);
+    Statement st;
+    while (lexer.next(st)) {
+      if (st.tokens.empty()) {
+        continue;
+      }
+      if (st.overflow) {
+        // Too long to read: whatever it binds is not known.
+        if (st.tokens[0].kind == TokenKind::name) {
+          set_unknown(std::string(st.tokens[0].raw), "a statement too long to read binds it");
+        }
+        continue;
+      }
+      if (touches_namespace(st.tokens)) {
+        forget_all(quote(st.tokens, 0, st.tokens.size())
+                   + " may change any module-level name; it is not evaluated");
+        continue;
+      }
+      if (st.indented) {
+        indented(st.tokens);
+      } else {
+        top_level(st.tokens);
+      }
+    }
+    return std::move(m_out);
+  }
+
+private:
+  void set_value(const std::string& name, PyLiteral value) {
+    m_out.unknown.erase(name);
+    m_out.values[name] = std::move(value);
+  }
+
+  void set_unknown(const std::string& name, std::string why) {
+    m_out.values.erase(name);
+    m_out.unknown[name] = std::move(why);
+  }
+
+  void forget_all(const std::string& why) {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : m_out.values) {
+      names.push_back(name);
+    }
+    for (const std::string& name : names) {
+      set_unknown(name, why);
+    }
+  }
+
+  static bool touches_namespace(const std::vector<Token>& tokens) {
+    for (const Token& t : tokens) {
+      if (t.kind == TokenKind::name
+          && (t.raw == "globals" || t.raw == "exec" || t.raw == "setattr" || t.raw == "vars"
+              || t.raw == "__dict__")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Marks unknown every name bound by a walrus `name :=` anywhere in the statement.
+  void walrus(const std::vector<Token>& tokens, const std::string& where) {
+    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+      if (tokens[i].kind == TokenKind::name && tokens[i + 1].kind == TokenKind::op
+          && tokens[i + 1].raw == ":=") {
+        set_unknown(std::string(tokens[i].raw),
+                    "bound by " + quote(tokens, 0, tokens.size()) + where + ", not evaluated");
+      }
+    }
+  }
+
+  void indented(const std::vector<Token>& tokens) {
+    if (m_in_function) {
+      // A function's body binds its own names, except those it declares global.
+      if (tokens[0].kind == TokenKind::name && tokens[0].raw == "global") {
+        for (std::size_t i = 1; i < tokens.size(); ++i) {
+          if (tokens[i].kind == TokenKind::name) {
+            set_unknown(std::string(tokens[i].raw),
+                        "a function declares it " + quote(tokens, 0, tokens.size())
+                            + " and may assign it");
+          }
+        }
+      }
+      return;
+    }
+    // Under if/for/while/try/with: whatever it binds may or may not have been bound.
+    for (const std::string& name : bound_names(tokens)) {
+      set_unknown(name,
+                  "assigned by " + quote(tokens, 0, tokens.size())
+                      + " inside a block that runs only under a condition");
+    }
+    walrus(tokens, " inside a block");
+  }
+
+  // Names a statement binds, without evaluating it: assignment targets, augmented targets, the
+  // bases of item and attribute targets, `for` and `as` targets, imports, def and class, del.
+  static std::vector<std::string> bound_names(const std::vector<Token>& tokens) {
+    std::vector<std::string> out;
+    const Token& first = tokens[0];
+    auto names_in = [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        if (tokens[i].kind == TokenKind::name) {
+          out.emplace_back(tokens[i].raw);
+        }
+      }
+    };
+    if (first.kind == TokenKind::name) {
+      const std::string_view w = first.raw;
+      if (w == "def" || w == "class") {
+        names_in(1, std::min<std::size_t>(2, tokens.size()));
+        return out;
+      }
+      if (w == "del" || w == "global" || w == "nonlocal") {
+        names_in(1, tokens.size());
+        return out;
+      }
+      if (w == "import" || w == "from" || w == "for" || w == "with" || w == "except"
+          || w == "async") {
+        // Everything after `import`, `as` or `for` up to `in`: over-approximated by every name.
+        names_in(1, tokens.size());
+        return out;
+      }
+    }
+    std::size_t segment = 0;
+    top_level_ops(tokens, [&](std::size_t i) {
+      if (tokens[i].raw == "=" || is_augmented(tokens[i].raw)) {
+        names_in(segment, i);
+        segment = i + 1;
+      }
+      return false;
+    });
+    return out;
+  }
+
+  void top_level(const std::vector<Token>& tokens) {
+    const Token& first = tokens[0];
+    const bool keyword =
+        first.kind == TokenKind::name
+        && (is_statement_keyword(first.raw) || first.raw == "import" || first.raw == "from"
+            || first.raw == "del" || first.raw == "async" || first.raw == "global");
+    const bool decorator = first.kind == TokenKind::op && first.raw == "@";
+    if (keyword || decorator) {
+      m_in_function =
+          decorator || first.raw == "def" || first.raw == "class" || first.raw == "async";
+      if (first.raw == "from" && tokens.size() >= 2 && tokens.back().raw == "*") {
+        forget_all(quote(tokens, 0, tokens.size()) + " may bind any name; it is not evaluated");
+        return;
+      }
+      const bool conditional = first.raw == "if" || first.raw == "elif" || first.raw == "else"
+                               || first.raw == "try" || first.raw == "while"
+                               || first.raw == "finally" || first.raw == "lambda";
+      if (conditional) {
+        inline_body(tokens);
+      } else if (!decorator) {
+        for (const std::string& name : bound_names(tokens)) {
+          if (first.raw == "from" || first.raw == "import") {
+            // `from typing import Optional`: only the imported names (and their `as`).
+            if (name == "import" || name == "as") {
+              continue;
+            }
+          }
+          set_unknown(name, "bound by " + quote(tokens, 0, tokens.size()) + ", not evaluated");
+        }
+      }
+      walrus(tokens, "");
+      return;
+    }
+    m_in_function = false;
+    assignment(tokens);
+    walrus(tokens, "");
+  }
+
+  // `if x: a = 1`, `else: a = 2`: the statement after the header's colon binds under a
+  // condition.
+  void inline_body(const std::vector<Token>& tokens) {
+    top_level_ops(tokens, [&](std::size_t i) {
+      if (tokens[i].raw != ":") {
+        return false;
+      }
+      const std::vector<Token> body(tokens.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                                    tokens.end());
+      if (!body.empty()) {
+        for (const std::string& name : bound_names(body)) {
+          set_unknown(name,
+                      "assigned by " + quote(tokens, 0, tokens.size()) + " only under a condition");
+        }
+      }
+      return true;
+    });
+  }
+
+  // `a = b = <value>`, `a: T = <value>`, `a, b = <value>`, `a += <value>`, `a[k] = …`, or an
+  // expression statement (`a.update(…)` changes a).
+  void assignment(const std::vector<Token>& tokens) {
+    std::vector<std::pair<std::size_t, std::size_t>> targets;
+    std::size_t segment = 0;
+    std::size_t augmented = 0; // index of the operator of `a += …`
+    top_level_ops(tokens, [&](std::size_t i) {
+      if (tokens[i].raw == "=") {
+        targets.emplace_back(segment, i);
+        segment = i + 1;
+      } else if (is_augmented(tokens[i].raw) && targets.empty() && augmented == 0) {
+        augmented = i;
+      }
+      return false;
+    });
+    const std::string whole = quote(tokens, 0, tokens.size());
+    if (augmented > 0) {
+      augmented_assignment(tokens, augmented, whole);
+      return;
+    }
+    if (targets.empty()) {
+      // An expression statement: a method call or item access on a name may change it.
+      if (tokens.size() >= 2 && tokens[0].kind == TokenKind::name && tokens[1].kind == TokenKind::op
+          && (tokens[1].raw == "." || tokens[1].raw == "[")) {
+        set_unknown(std::string(tokens[0].raw), "changed by " + whole + ", not evaluated");
+      }
+      return;
+    }
+    // The value: a literal, or a name whose value is known.
+    std::optional<PyLiteral> value;
+    if (segment < tokens.size()) {
+      if (segment + 1 == tokens.size() && tokens[segment].kind == TokenKind::name) {
+        const auto it = m_out.values.find(std::string(tokens[segment].raw));
+        if (it != m_out.values.end()) {
+          value = it->second;
+        }
+      }
+      if (!value) {
+        value = LiteralParser(tokens, segment, tokens.size()).parse_whole();
+      }
+    }
+    for (const auto& [begin, end] : targets) {
+      bind(tokens, begin, end, value, whole);
+    }
+  }
+
+  void bind(const std::vector<Token>& tokens,
+            std::size_t begin,
+            std::size_t end,
+            const std::optional<PyLiteral>& value,
+            const std::string& whole) {
+    if (begin >= end) {
+      return;
+    }
+    const Token& name = tokens[begin];
+    const bool simple = name.kind == TokenKind::name && !is_statement_keyword(name.raw);
+    // `a` or `a: annotation`.
+    if (simple
+        && (end == begin + 1
+            || (tokens[begin + 1].kind == TokenKind::op && tokens[begin + 1].raw == ":"))) {
+      if (value) {
+        set_value(std::string(name.raw), *value);
+      } else {
+        set_unknown(std::string(name.raw),
+                    "assigned by " + whole + ", whose value is not a literal");
+      }
+      return;
+    }
+    // `a[k] = …`, `a.b = …`: a changes.
+    if (simple && tokens[begin + 1].kind == TokenKind::op
+        && (tokens[begin + 1].raw == "[" || tokens[begin + 1].raw == ".")) {
+      set_unknown(std::string(name.raw), "changed by " + whole + ", not evaluated");
+      return;
+    }
+    // `a, b = …`, `(a, b) = …`, `[a, *b] = …`: each name, unless the value is a sequence of the
+    // same plain names' count.
+    std::vector<std::string> names;
+    bool plain = true;
+    for (std::size_t i = begin; i < end; ++i) {
+      const Token& t = tokens[i];
+      if (t.kind == TokenKind::name) {
+        names.emplace_back(t.raw);
+      } else if (!(t.kind == TokenKind::op
+                   && (t.raw == "," || t.raw == "(" || t.raw == ")" || t.raw == "["
+                       || t.raw == "]"))) {
+        plain = false;
+      }
+    }
+    const bool nested =
+        std::count_if(tokens.begin() + static_cast<std::ptrdiff_t>(begin),
+                      tokens.begin() + static_cast<std::ptrdiff_t>(end),
+                      [](const Token& t) {
+                        return t.kind == TokenKind::op && (t.raw == "(" || t.raw == "[");
+                      })
+        > 1;
+    const bool unpack = plain && !nested && value && value->kind == PyKind::sequence
+                        && value->items.size() == names.size();
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      if (unpack) {
+        set_value(names[k], value->items[k]);
+      } else {
+        set_unknown(names[k], "assigned by " + whole + ", which is not evaluated");
+      }
+    }
+  }
+
+  // `a += <value>`: text joined to text is evaluated; anything else makes `a` unknown.
+  void
+  augmented_assignment(const std::vector<Token>& tokens, std::size_t op, const std::string& whole) {
+    if (op != 1 || tokens[0].kind != TokenKind::name) {
+      if (tokens[0].kind == TokenKind::name) {
+        set_unknown(std::string(tokens[0].raw), "changed by " + whole + ", not evaluated");
+      }
+      return;
+    }
+    const std::string name(tokens[0].raw);
+    const auto it = m_out.values.find(name);
+    auto rhs = LiteralParser(tokens, op + 1, tokens.size()).parse_whole();
+    if (tokens[op].raw == "+=" && it != m_out.values.end() && it->second.kind == PyKind::string
+        && rhs && rhs->kind == PyKind::string) {
+      it->second.text += rhs->text;
+      return;
+    }
+    set_unknown(name, "changed by " + whole + ", which is not evaluated");
+  }
+
+  PyAssignments m_out;
+  bool m_in_function = false; // the indented lines that follow belong to a def or class
+};
+
+} // namespace
+
+PyAssignments read_python_assignments(std::string_view source) {
+  return ModuleReader().run(source);
+}
+
+std::map<std::string, PyLiteral> parse_python_assignments(std::string_view source) {
+  return read_python_assignments(source).values;
 }
 
 } // namespace doctor::formats

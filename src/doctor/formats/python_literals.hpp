@@ -38,10 +38,25 @@ struct PyLiteral {
 // pairs, operators, f-strings, nesting deeper than 32 levels or more than 100000 values.
 std::optional<PyLiteral> parse_python_literal(std::string_view text);
 
-// Returns the module-level assignments `name = <literal>` and `name: <annotation> = <literal>` of
-// Python source text; a later assignment replaces an earlier one. Assignments whose value is not
-// a literal (`__version__ = _get_version_string()`), indented code, docstrings, comments and
-// statements of more than 100000 tokens are skipped.
+// The module-level names of Python source text as they stand once it has run, as far as that is
+// known without running it.
+struct PyAssignments {
+  std::map<std::string, PyLiteral> values;    // names whose last binding gave a known literal
+  std::map<std::string, std::string> unknown; // names bound otherwise: why the value is not known
+};
+
+// Reads the module-level statements of Python source text in order. Evaluated: `name = <literal>`,
+// `name: <annotation> = <literal>`, `a = b = <literal>`, `name = other_name` (when other_name is
+// known), `a, b = (<literal>, <literal>)`, and `name += <string>` on a string. Every other way a
+// statement binds or changes a name makes that name unknown (with the reason) until a later
+// evaluated assignment: a value that is not a literal (`__version__ = _get_version_string()`),
+// another augmented assignment, unpacking, `a[k] = …`, `a.b = …`, `a.update(…)`, import, def,
+// class, del, `for`/`with … as`, `:=`, an assignment inside an if/for/while/try/with block, and
+// `global a` inside a function; `from m import *`, globals(), vars(), exec() and setattr() make
+// every name known so far unknown. Never an earlier value in place of a later one.
+PyAssignments read_python_assignments(std::string_view source);
+
+// The known values of read_python_assignments.
 std::map<std::string, PyLiteral> parse_python_assignments(std::string_view source);
 
 } // namespace doctor::formats

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <utility>
 
 namespace doctor::util {
@@ -41,8 +42,9 @@ std::size_t utf8_length(std::uint32_t cp) {
   return cp < 0x10000 ? 3 : 4;
 }
 
-// Counts invalid UTF-8 in `s`; an incomplete sequence at the very end is not counted.
-std::size_t utf8_errors(std::string_view s) {
+// Counts invalid UTF-8 in `s`; an incomplete sequence at the very end is not counted, but sets
+// `cut_end` when given.
+std::size_t utf8_errors(std::string_view s, bool* cut_end = nullptr) {
   std::size_t errors = 0;
   std::size_t i = 0;
   while (i < s.size()) {
@@ -73,6 +75,9 @@ std::size_t utf8_errors(std::string_view s) {
     bool ok = true;
     for (int k = 0; k < need; ++k, ++j) {
       if (j >= s.size()) {
+        if (cut_end != nullptr) {
+          *cut_end = true;
+        }
         return errors; // cut by the end of the sample
       }
       const auto b = static_cast<unsigned char>(s[j]);
@@ -188,6 +193,20 @@ std::string_view encoding_name(Encoding e) {
   return "utf-8";
 }
 
+bool is_valid_utf8(std::string_view bytes) {
+  // ASCII eight bytes at a time, the rest by the full rules.
+  std::size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    std::uint64_t x = 0;
+    std::memcpy(&x, bytes.data() + i, 8);
+    if ((x & 0x8080808080808080ULL) != 0) {
+      break;
+    }
+  }
+  bool cut_end = false;
+  return utf8_errors(bytes.substr(i), &cut_end) == 0 && !cut_end;
+}
+
 TextDecoder::TextDecoder(LineSink sink, std::size_t max_line_bytes)
     : m_sink(std::move(sink))
     , m_max_line_bytes(max_line_bytes < k_min_line_bytes ? k_min_line_bytes : max_line_bytes) {}
@@ -214,6 +233,9 @@ void TextDecoder::finish() {
   }
   if (!m_detected) {
     detect();
+  }
+  if (!m_raw.empty()) {
+    flush_raw_line();
   }
   flush_decoder();
   m_finished = true;
@@ -267,6 +289,10 @@ void TextDecoder::detect() {
 }
 
 void TextDecoder::decode_bytes(std::string_view bytes) {
+  if (m_info.encoding == Encoding::gbk) {
+    decode_gbk_lines(bytes);
+    return;
+  }
   for (const char ch : bytes) {
     const auto b = static_cast<unsigned char>(ch);
     switch (m_info.encoding) {
@@ -280,6 +306,68 @@ void TextDecoder::decode_bytes(std::string_view bytes) {
     case Encoding::gbk:
       decode_gbk(b);
       break;
+    }
+  }
+}
+
+// A GBK input often holds UTF-8 lines too (a program's own messages, pasted text): the raw
+// bytes of each line are held until its LF (LF is never part of a GBK or UTF-8 sequence), then
+// the line is decoded as UTF-8 if it is valid UTF-8 and as GBK otherwise. A line longer than the
+// cap is judged by its first m_max_line_bytes bytes and the rest of it follows that judgement,
+// so memory stays bounded and the result does not depend on how the input was cut.
+void TextDecoder::decode_gbk_lines(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const std::size_t lf = bytes.find('\n');
+    if (m_line_mode != LineMode::undecided) {
+      const std::size_t take = lf == std::string_view::npos ? bytes.size() : lf + 1;
+      decode_in_line_mode(bytes.substr(0, take));
+      if (lf != std::string_view::npos) {
+        m_line_mode = LineMode::undecided;
+      }
+      bytes.remove_prefix(take);
+      continue;
+    }
+    const std::size_t text = lf == std::string_view::npos ? bytes.size() : lf;
+    const std::size_t room = m_max_line_bytes - m_raw.size();
+    if (text > room) {
+      m_raw.append(bytes.substr(0, room));
+      bytes.remove_prefix(room);
+      decide_line_mode(false);
+      decode_in_line_mode(std::exchange(m_raw, std::string()));
+      continue;
+    }
+    m_raw.append(bytes.substr(0, text));
+    bytes.remove_prefix(text);
+    if (lf != std::string_view::npos) {
+      flush_raw_line();
+      decode_in_line_mode("\n");
+      m_line_mode = LineMode::undecided;
+      bytes.remove_prefix(1);
+    }
+  }
+}
+
+// Judges the held bytes of a GBK input's line: UTF-8 if they are valid UTF-8. Unless they are
+// the `whole` line (only its first cap bytes), a sequence cut at their end does not count.
+void TextDecoder::decide_line_mode(bool whole) {
+  bool cut_end = false;
+  const bool valid = utf8_errors(m_raw, &cut_end) == 0 && (!whole || !cut_end);
+  m_line_mode = valid ? LineMode::utf8 : LineMode::gbk;
+}
+
+// Decodes the held bytes of a whole line (its LF not included) in the mode they call for.
+void TextDecoder::flush_raw_line() {
+  decide_line_mode(true);
+  decode_in_line_mode(std::exchange(m_raw, std::string()));
+}
+
+void TextDecoder::decode_in_line_mode(std::string_view bytes) {
+  for (const char ch : bytes) {
+    const auto b = static_cast<unsigned char>(ch);
+    if (m_line_mode == LineMode::utf8) {
+      decode_utf8(b);
+    } else {
+      decode_gbk(b);
     }
   }
 }

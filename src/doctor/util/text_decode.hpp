@@ -15,6 +15,9 @@
 //     per 8 of them.
 //   * UTF-8 otherwise (invalid bytes become U+FFFD).
 //   A log that is ASCII for its first 4 KiB and GBK after that is therefore read as UTF-8.
+// - In a GBK input, a line whose bytes are valid UTF-8 is decoded as UTF-8 (a UTF-8 line such as
+//   `错误：Could not load …` read as GBK would pair its last byte with the `C`), every other line
+//   as GBK. A line longer than the cap is judged by its first cap bytes.
 // - GBK is decoded by gbk_table.inc (two-byte codes, generated from Python's codec); GB18030's
 //   four-byte sequences (lead, 0x30-0x39, lead, 0x30-0x39) become one U+FFFD.
 // - Invalid input in any encoding becomes U+FFFD (UTF-8: one per maximal invalid subpart, as
@@ -85,7 +88,8 @@ struct DecodedText {
 };
 
 // Streaming decoder. feed() any chunks, then finish(); every complete line goes to the sink as
-// soon as it is known. Memory is bounded by the cap plus k_sniff_bytes, whatever the input size.
+// soon as it is known. Memory is bounded by twice the cap plus k_sniff_bytes, whatever the input
+// size.
 // The output is the same however the input is cut into chunks.
 class TextDecoder {
 public:
@@ -118,6 +122,10 @@ private:
   void decode_utf8(unsigned char b);
   void decode_utf16(unsigned char b);
   void decode_gbk(unsigned char b);
+  void decode_gbk_lines(std::string_view bytes);
+  void decide_line_mode(bool whole);
+  void flush_raw_line();
+  void decode_in_line_mode(std::string_view bytes);
   void flush_decoder();
   void put_invalid();
   void put(std::uint32_t cp);
@@ -142,12 +150,20 @@ private:
   std::uint32_t m_high_surrogate = 0;
   unsigned char m_gbk[3] = {0, 0, 0};
   int m_gbk_count = 0;
+  // A GBK input is judged line by line: the raw bytes of the current line until its LF (at most
+  // the cap), and how the line is decoded once that is known.
+  enum class LineMode { undecided, utf8, gbk };
+  std::string m_raw;
+  LineMode m_line_mode = LineMode::undecided;
 
   EscState m_esc = EscState::none;
   std::string m_line;
   bool m_cut = false;
   std::size_t m_line_number = 1;
 };
+
+// True if `bytes` is valid UTF-8 to its end (the decoder would replace nothing in it).
+bool is_valid_utf8(std::string_view bytes);
 
 // Decodes a whole input at once: feed(bytes), then finish().
 DecodedText decode_all(std::string_view bytes, std::size_t max_line_bytes = k_max_line_bytes);
