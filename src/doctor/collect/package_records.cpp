@@ -31,7 +31,8 @@ void read_pip_record(const platform::SysRoot& root,
   for (formats::PipRecordLine& line : formats::parse_pip_record(*text)) {
     out.push_back(
         RecordedFile{util::normalize_path(util::join_path(base, line.path)),
-                     PackageFile{"pip", pkg.name, pkg.version, record, line.size, line.hash, {}}});
+                     PackageFile{"pip", pkg.name, pkg.version, record, line.size, line.hash, {}},
+                     base});
   }
 }
 
@@ -140,7 +141,8 @@ const std::vector<RecordedFile>& PackageIndex::conda_records(const std::string& 
                                              path,
                                              f.size,
                                              f.sha256.empty() ? "" : "sha256:" + f.sha256,
-                                             {}}});
+                                             {}},
+                                 prefix});
     }
   }
   return out;
@@ -198,7 +200,7 @@ const std::vector<RecordedFile>& PackageIndex::dpkg_records() {
         f.hash = "md5:" + it->second;
         f.hash_record = md5sums;
       }
-      out.push_back(RecordedFile{std::string(line), std::move(f)});
+      out.push_back(RecordedFile{std::string(line), std::move(f), "/"});
     }
   }
   return out;

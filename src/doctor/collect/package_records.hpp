@@ -27,6 +27,10 @@ struct PackageFile {
 struct RecordedFile {
   std::string path;
   PackageFile file;
+  // The package's own tree, which its files must not leave (a link out of it is not the
+  // package's file): the site-packages of a pip RECORD, the top of a tree rearranged from
+  // wheels, a conda prefix, "/" for dpkg.
+  std::string tree;
 };
 
 // Answers "which package installed this file?" for cuDNN-like libraries from the package

@@ -300,9 +300,9 @@ struct FileVerification {
   std::string record;       // the record that says what the file should be
   std::string algorithm;    // "sha256" or "md5"
   std::string expected;     // recorded digest, lower-case hex
-  Fact<std::string> actual; // computed digest, lower-case hex; unknown if unreadable
+  Fact<std::string> actual; // computed digest, lower-case hex; unknown if not read, and why
   std::optional<std::uint64_t> expected_size;
-  std::uint64_t actual_size = 0;
+  std::optional<std::uint64_t> actual_size; // none where the file was not examined
   bool operator==(const FileVerification&) const = default;
 };
 

@@ -173,6 +173,19 @@ header_version(const platform::SysRoot& root, const std::string& dir, unsigned m
       fmt::format("no cudnn_version.h for cuDNN {} next to {}", major, dir));
 }
 
+// A pip wheel's library directory (<site-packages>/nvidia/<component>/lib) holds the wheel's
+// files only while they stay in site-packages: a link planted there towards another file (a venv
+// owner's link to /etc/shadow, read by a doctor run as root) is not one, and its target's size,
+// mode and owner must not reach the snapshot. Other directories' links (the system's
+// /usr/lib/x86_64-linux-gnu/libcudnn.so.9 -> /etc/alternatives/…) are the loader's to follow.
+bool in_own_tree(const std::string& dir, const std::string& target) {
+  if (util::file_name(dir) != "lib"
+      || util::file_name(util::parent_path(util::parent_path(dir))) != "nvidia") {
+    return true;
+  }
+  return util::is_within(target, util::parent_path(util::parent_path(util::parent_path(dir))));
+}
+
 } // namespace
 
 void collect_cudnn(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
@@ -221,6 +234,9 @@ void collect_cudnn(const platform::SysRoot& root, const CollectOptions&, Facts& 
       auto st = root.stat(path);
       if (!target || !st || st->kind != platform::FileKind::regular) {
         continue; // a dangling link is the loader issue's business
+      }
+      if (!in_own_tree(*real, *target)) {
+        continue; // not the wheel's library, and nothing of what it leads to is recorded
       }
       CudnnLibrary lib;
       lib.name = file;

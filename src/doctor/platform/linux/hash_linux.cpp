@@ -63,8 +63,12 @@ Error errno_error(int err, const std::filesystem::path& path) {
 
 } // namespace
 
-Expected<std::string> hash_file(const std::filesystem::path& path, HashAlgorithm algorithm) {
-  const Fd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+Expected<std::string>
+hash_file(const std::filesystem::path& path, HashAlgorithm algorithm, const FileStat* expected) {
+  // O_NONBLOCK: a FIFO put where a file was opens at once instead of waiting for a writer (and is
+  // refused below); it changes nothing for a regular file.
+  const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (expected != nullptr ? O_NOFOLLOW : 0);
+  const Fd file(::open(path.c_str(), flags));
   if (file.get() < 0) {
     return tl::unexpected(errno_error(errno, path));
   }
@@ -74,6 +78,11 @@ Expected<std::string> hash_file(const std::filesystem::path& path, HashAlgorithm
   }
   if (!S_ISREG(st.st_mode)) {
     return make_error(ErrorCode::io, fmt::format("{}: not a regular file", path.string()));
+  }
+  if (expected != nullptr && (st.st_dev != expected->device || st.st_ino != expected->inode)) {
+    return make_error(
+        ErrorCode::io,
+        fmt::format("{}: replaced by another file while it was examined", path.string()));
   }
   // Tell the kernel to read ahead aggressively: the file is read once, front to back.
   (void)::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
