@@ -16,7 +16,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -79,11 +78,6 @@ std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config
   return out;
 }
 
-void print(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-}
-
 } // namespace
 
 int run_resolve(const ResolveOptions& options) {
@@ -126,7 +120,7 @@ int run_resolve(const ResolveOptions& options) {
     bool all_found = true;
     tree.needed =
         walk_tree(loader::linux_config_from(facts), probe, {{path, st.binary}}, seen, 1, all_found);
-    print(report::render_resolve_tree(tree));
+    write_output("", report::render_resolve_tree(tree));
     return all_found ? k_exit_ok : k_exit_findings;
   }
 
@@ -207,8 +201,9 @@ int run_resolve(const ResolveOptions& options) {
       rep.file_versions.emplace(file, std::move(*v));
     }
   }
-  print(options.output.format == report::Format::json ? report::render_resolve_json(rep)
-                                                      : report::render_resolve_text(rep));
+  write_output("",
+               options.output.format == report::Format::json ? report::render_resolve_json(rep)
+                                                             : report::render_resolve_text(rep));
   for (const loader::LoadStep& s : rep.steps) {
     if (!s.resolution.chosen) {
       return k_exit_findings;

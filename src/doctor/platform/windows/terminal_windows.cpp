@@ -24,6 +24,8 @@ void prepare_console() {
   }
 }
 
+void reserve_standard_streams() {}
+
 void set_stdin_binary() {
   _setmode(_fileno(stdin), _O_BINARY);
 }
