@@ -88,7 +88,6 @@ int run(int argc, char** argv) {
       return child->run();
     }
   }
-  platform::reserve_standard_streams();
   platform::prepare_console();
   try {
     const int status = parse_and_run(argc, argv);

@@ -24,8 +24,6 @@ void prepare_console() {
   }
 }
 
-void reserve_standard_streams() {}
-
 void set_stdin_binary() {
   _setmode(_fileno(stdin), _O_BINARY);
 }
