@@ -295,5 +295,31 @@ def damaged_cache_is_ignored_and_rewritten():
         expect(open("/etc/passwd", "rb").read() == passwd, "/etc/passwd was written through")
 
 
+@test
+def record_over_16_mb_is_named_as_unread():
+    """A RECORD of 17 MB (a GPU package's is a few KB): not read, not streamed into memory, and
+    said: a warning finding, the snapshot's unread_records, and the cuDNN directory's package
+    "unknown, because" naming it, instead of "no package manager records these files"."""
+    with x.tree() as root:
+        lines = [record_line("nvidia/cudnn/lib/libcudnn.so.9", GOOD)]
+        pad = record_line("nvidia/cudnn/include/" + "p" * 60 + ".h", b"h")
+        lines += [pad] * ((17 << 20) // len(pad))
+        venv(root, lines, [(LIB + "/libcudnn.so.9", GOOD)])
+        reason = "larger than 16 MB, the most a package record is read to"
+        snap = verify(root, command="snapshot").json()
+        expect(snap["integrity"]["unread_records"] == [
+            {"record": RECORD, "manager": "pip", "package": "nvidia-cudnn-cu12 9.1.0.70",
+             "reason": reason}], snap["integrity"]["unread_records"])
+        expect(snap["integrity"]["files"] == [], snap["integrity"]["files"])
+        packages = [inst["package"] for inst in snap["cudnn"] if inst["dir"] == LIB]
+        expect(packages == [{"unknown": f"no package record could be read: {RECORD}: {reason}"}],
+               packages)
+        doc = verify(root).json()
+        unread = [f for f in doc["findings"] if f["id"] == "integrity.record_unread"]
+        expect(len(unread) == 1 and unread[0]["subject"] == RECORD, unread)
+        expect(unread[0]["severity"] == "warning", unread[0])
+        expect_contains(unread[0]["message"], reason)
+
+
 if __name__ == "__main__":
     x.main()

@@ -319,5 +319,27 @@ TEST(check_binary_damage, owning_package_from_verify_is_evidence) {
   EXPECT_TRUE(named);
 }
 
+TEST(check_integrity_hashes, unread_record_is_a_warning_naming_it) {
+  facts::Facts f = test::machine_without_gpu();
+  f.integrity.requested = true;
+  f.integrity.unread_records.push_back(
+      facts::UnreadPackageRecord{k_record,
+                                 "pip",
+                                 "nvidia-cudnn-cu12 9.1.0.70",
+                                 "larger than 16 MB, the most a package "
+                                 "record is read to"});
+  const auto findings = run_all(f);
+  const Finding* u = find_id(findings, ids::k_integrity_record_unread);
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->severity, Severity::warning);
+  EXPECT_EQ(u->subject, k_record);
+  EXPECT_NE(u->message.find("nvidia-cudnn-cu12 9.1.0.70, " + k_record
+                            + ", could not be read (larger than 16 MB"),
+            std::string::npos)
+      << u->message;
+  f.integrity.requested = false;
+  EXPECT_FALSE(has_id(run_all(f), ids::k_integrity_record_unread)) << "only with --verify";
+}
+
 } // namespace
 } // namespace doctor

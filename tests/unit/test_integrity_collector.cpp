@@ -373,5 +373,28 @@ TEST(integrity_collector, paths_out_of_the_package_tree_are_not_followed) {
   EXPECT_FALSE(tool->actual_size);
 }
 
+// A RECORD past the 16 MB a record is read to is not read, and named as unread: its files were
+// not verified, which is not the same as "no record".
+TEST(integrity_collector, record_too_large_to_read_is_named_not_skipped) {
+  test::TempDir t;
+  make_pip_tree(t);
+  std::string record = record_line("nvidia/cudnn/lib/libcudnn.so.9", k_good1);
+  while (record.size() <= std::size_t{16} * 1024 * 1024) {
+    record +=
+        record_line("nvidia/cudnn/include/padding_" + std::to_string(record.size()) + ".h", "h");
+  }
+  t.write(std::string(k_sp) + "/nvidia_cudnn_cu12-9.1.0.70.dist-info/RECORD", record);
+  Facts f;
+  f.python_envs.push_back(venv());
+  collect::collect_integrity(t.sysroot(), verify_options(), f);
+  EXPECT_TRUE(f.integrity.files.empty());
+  ASSERT_EQ(f.integrity.unread_records.size(), 1U);
+  const facts::UnreadPackageRecord& u = f.integrity.unread_records[0];
+  EXPECT_EQ(u.record, std::string(k_sp) + "/nvidia_cudnn_cu12-9.1.0.70.dist-info/RECORD");
+  EXPECT_EQ(u.manager, "pip");
+  EXPECT_EQ(u.package, "nvidia-cudnn-cu12 9.1.0.70");
+  EXPECT_EQ(u.reason, "larger than 16 MB, the most a package record is read to");
+}
+
 } // namespace
 } // namespace doctor

@@ -199,6 +199,21 @@ std::string summarize_problems(const std::vector<std::string>& problems) {
                      problems.size() - k_shown);
 }
 
+// A record that exists but could not be read leaves its package's files unverified: say so, or
+// --verify's silence would read as "intact".
+void check_unread_records(const facts::Facts& facts, FindingSink& out) {
+  for (const facts::UnreadPackageRecord& u : facts.integrity.unread_records) {
+    FindingDraft d;
+    d.id = ids::k_integrity_record_unread;
+    d.subject = u.record;
+    d.params = {
+        {"record", u.record}, {"package", u.package}, {"manager", u.manager}, {"reason", u.reason}};
+    d.tags = {u.manager};
+    d.evidence.push_back(Evidence{"record:" + u.record, u.reason});
+    out.add(std::move(d));
+  }
+}
+
 } // namespace
 
 // A cuDNN directory holds every library of one of its major's variants (the knowledge base's
@@ -215,6 +230,7 @@ void check_integrity_hashes(const facts::Facts& facts, const kb::KnowledgeBase&,
   if (!facts.integrity.requested) {
     return;
   }
+  check_unread_records(facts, out);
   for (const facts::FileVerification& v : facts.integrity.files) {
     // A size that differs decides without a digest; a file not read otherwise has nothing to
     // compare, and why is in the snapshot.

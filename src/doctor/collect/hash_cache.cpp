@@ -94,7 +94,8 @@ std::optional<HashCache::Entry> entry_from_json(const nlohmann::json& e) {
     const auto it = e.find(name);
     if (it == e.end() || !it->is_number_integer()
         || (it->is_number_unsigned()
-            && it->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
+            && it->get<std::uint64_t>()
+                   > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
       return false;
     }
     out = it->get<std::int64_t>();

@@ -344,6 +344,18 @@ void collect_integrity(const platform::SysRoot& root, const CollectOptions& opti
   }
   (void)cache.save(); // a cache that cannot be written only makes the next run slower
 
+  for (const UnreadRecord& u : index.unread_records()) {
+    facts.integrity.unread_records.push_back(
+        UnreadPackageRecord{u.record, u.manager, u.package, u.reason});
+  }
+  std::sort(facts.integrity.unread_records.begin(),
+            facts.integrity.unread_records.end(),
+            [](const UnreadPackageRecord& a, const UnreadPackageRecord& b) {
+              return a.record < b.record;
+            });
+  facts.integrity.unread_records.erase(
+      std::unique(facts.integrity.unread_records.begin(), facts.integrity.unread_records.end()),
+      facts.integrity.unread_records.end());
   for (const Comparison& c : comparisons) {
     FileVerification v;
     v.path = c.path;

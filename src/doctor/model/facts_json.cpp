@@ -146,7 +146,8 @@ DOCTOR_JSON_FIELDS(FileVerification,
                    actual,
                    expected_size,
                    actual_size)
-DOCTOR_JSON_FIELDS(IntegrityInfo, requested, files, files_hashed, bytes_hashed)
+DOCTOR_JSON_FIELDS(UnreadPackageRecord, record, manager, package, reason)
+DOCTOR_JSON_FIELDS(IntegrityInfo, requested, files, unread_records, files_hashed, bytes_hashed)
 DOCTOR_JSON_FIELDS(Facts,
                    collection,
                    environment,
