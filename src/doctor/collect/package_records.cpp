@@ -20,7 +20,7 @@ constexpr std::size_t k_max_status = std::size_t{64} * 1024 * 1024;
 // The text of a package record's size limit, for the reason it was not read.
 std::string too_large_reason() {
   return fmt::format("larger than {} MB, the most a package record is read to",
-                     k_max_record / (1024 * 1024));
+                     k_max_record / (std::size_t{1024} * 1024));
 }
 
 } // namespace
