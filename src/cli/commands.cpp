@@ -13,6 +13,7 @@
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/process.hpp>
+#include <doctor/platform/standard_output.hpp>
 #include <doctor/platform/sysroot.hpp>
 #include <doctor/platform/terminal.hpp>
 #include <doctor/report/kb_report.hpp>
@@ -208,8 +209,9 @@ facts::Facts load_snapshot(const std::string& path) {
 
 void write_output(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    if (auto written = platform::write_stdout(text); !written) {
+      throw CommandError{k_exit_usage, written.error().message};
+    }
     return;
   }
   if (auto written = platform::write_file(path, text); !written) {

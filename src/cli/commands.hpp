@@ -34,7 +34,8 @@ facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase&
 // Reads a snapshot file ("-": standard input). Throws CommandError (exit 2) if it is unusable.
 facts::Facts load_snapshot(const std::string& path);
 
-// Writes `text` to `path`, or to standard output for "" and "-". Throws CommandError (exit 2).
+// Writes `text` to `path`, or to standard output for "" and "-". Throws CommandError (exit 2)
+// naming the error if any of it could not be written (a full disk, a closed standard output).
 void write_output(const std::string& path, const std::string& text);
 
 // Whether a report in `format` to `output` gets ANSI colours (NO_COLOR, terminals).

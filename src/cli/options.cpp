@@ -104,6 +104,10 @@ void add_target_options(CLI::App& cmd, TargetOptions& target, bool with_snapshot
                  "Set an environment variable of the examined system (PATH, LD_LIBRARY_PATH, "
                  "CUDA_HOME, CONDA_PREFIX, VIRTUAL_ENV, ...); repeatable")
       ->type_name("NAME=VALUE")
+      // One value per occurrence: `--env A=B libcudnn.so.9` leaves the library name to the
+      // command's own argument; the occurrences accumulate.
+      ->expected(1)
+      ->allow_extra_args(false)
       ->take_all();
   if (with_snapshot) {
     cmd.add_option("--snapshot",

@@ -16,7 +16,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -84,11 +83,6 @@ std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config
   return out;
 }
 
-void print(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-}
-
 } // namespace
 
 int run_resolve(const ResolveOptions& options) {
@@ -148,7 +142,7 @@ int run_resolve(const ResolveOptions& options) {
                             1,
                             all_found,
                             undetermined);
-    print(report::render_resolve_tree(tree));
+    write_output("", report::render_resolve_tree(tree));
     if (!undetermined.empty()) {
       throw CommandError{k_exit_internal, fmt::format("cannot tell: {}", undetermined)};
     }
@@ -236,8 +230,9 @@ int run_resolve(const ResolveOptions& options) {
       rep.file_versions.emplace(file, std::move(*v));
     }
   }
-  print(options.output.format == report::Format::json ? report::render_resolve_json(rep)
-                                                      : report::render_resolve_text(rep));
+  write_output("",
+               options.output.format == report::Format::json ? report::render_resolve_json(rep)
+                                                             : report::render_resolve_text(rep));
   for (const loader::LoadStep& s : rep.steps) {
     if (!s.resolution.undetermined.empty()) {
       throw CommandError{k_exit_internal,

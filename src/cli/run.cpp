@@ -4,6 +4,7 @@
 #include "command_table.hpp"
 #include "commands.hpp"
 
+#include <doctor/platform/standard_output.hpp>
 #include <doctor/platform/terminal.hpp>
 #include <doctor/probe/children.hpp>
 
@@ -89,7 +90,15 @@ int run(int argc, char** argv) {
   }
   platform::prepare_console();
   try {
-    return parse_and_run(argc, argv);
+    const int status = parse_and_run(argc, argv);
+    // What a command printed without write_output (CLI11's --help and --version) is checked
+    // here; a status of 2 or 3 has already said what went wrong.
+    if (status == k_exit_ok || status == k_exit_findings) {
+      if (auto flushed = platform::flush_stdout(); !flushed) {
+        throw CommandError{k_exit_usage, flushed.error().message};
+      }
+    }
+    return status;
   } catch (const CommandError& e) {
     fmt::print(stderr, "cudnn-doctor: error: {}\n", e.message);
     return e.exit_status;

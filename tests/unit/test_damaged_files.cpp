@@ -55,12 +55,24 @@ facts::Facts verified_machine() {
       verification(k_lib + "/libcudnn.so.9", "pip", pkg, k_record, "aaaa", "aaaa", 129240, 129240));
   f.integrity.files.push_back(verification(
       k_lib + "/libcudnn_cnn.so.9", "pip", pkg, k_record, "bbbb", "cccc", 4203904, 4203904));
-  f.integrity.files.push_back(verification(
-      k_lib + "/libcudnn_graph.so.9", "pip", pkg, k_record, "dddd", "eeee", 4451728, 102400));
+  // As the collector leaves a file whose size differs: examined, not hashed.
+  facts::FileVerification truncated = verification(
+      k_lib + "/libcudnn_graph.so.9", "pip", pkg, k_record, "dddd", "", 4451728, 102400);
+  truncated.actual =
+      facts::Fact<std::string>::unknown("not hashed: its size differs from the record's");
+  f.integrity.files.push_back(truncated);
   facts::FileVerification unreadable =
       verification(k_lib + "/libcudnn_ops.so.9", "pip", pkg, k_record, "ffff", "", 10, 10);
   unreadable.actual = facts::Fact<std::string>::unknown("cannot read it: permission denied");
+  unreadable.actual_size = std::nullopt;
   f.integrity.files.push_back(unreadable);
+  // A link out of the package's tree: nothing of its target, so nothing to judge.
+  facts::FileVerification leak =
+      verification(k_lib + "/libcudnn_leak.so.9", "pip", pkg, k_record, "0000", "", 1000, 0);
+  leak.actual = facts::Fact<std::string>::unknown("not examined: it leads out of "
+                                                  + std::string(k_sp) + ", the package's tree");
+  leak.actual_size = std::nullopt;
+  f.integrity.files.push_back(leak);
   return f;
 }
 
@@ -133,7 +145,8 @@ TEST(check_cudnn_completeness, pip_owned_copy_gets_a_pinned_reinstall_command) {
 TEST(check_integrity_hashes, each_differing_file_is_one_error_with_both_digests) {
   const auto findings = run_all(verified_machine());
   const auto mismatches = all_of(findings, ids::k_integrity_hash_mismatch);
-  ASSERT_EQ(mismatches.size(), 2U) << "cnn (digest) and graph (size); not the good or unreadable";
+  ASSERT_EQ(mismatches.size(), 2U)
+      << "cnn (digest) and graph (size); not the good, the unreadable or the link out";
   const Finding* cnn = nullptr;
   const Finding* graph = nullptr;
   for (const Finding* m : mismatches) {
@@ -148,6 +161,10 @@ TEST(check_integrity_hashes, each_differing_file_is_one_error_with_both_digests)
   EXPECT_NE(graph->message.find("size 102400 bytes instead of 4451728, truncated"),
             std::string::npos)
       << graph->message;
+  ASSERT_EQ(graph->evidence.size(), 2U);
+  EXPECT_EQ(graph->evidence[1].source, "file:" + k_lib + "/libcudnn_graph.so.9");
+  EXPECT_EQ(graph->evidence[1].value,
+            "on disk: 102400 bytes (not hashed: its size differs from the record's)");
   ASSERT_GE(cnn->evidence.size(), 2U);
   EXPECT_EQ(cnn->evidence[0].source, "record:" + k_record);
   EXPECT_NE(cnn->evidence[0].value.find("bbbb"), std::string::npos);
@@ -313,6 +330,28 @@ TEST(check_binary_damage, owning_package_from_verify_is_evidence) {
                   != std::string::npos;
   });
   EXPECT_TRUE(named);
+}
+
+TEST(check_integrity_hashes, unread_record_is_a_warning_naming_it) {
+  facts::Facts f = test::machine_without_gpu();
+  f.integrity.requested = true;
+  f.integrity.unread_records.push_back(
+      facts::UnreadPackageRecord{k_record,
+                                 "pip",
+                                 "nvidia-cudnn-cu12 9.1.0.70",
+                                 "larger than 16 MB, the most a package "
+                                 "record is read to"});
+  const auto findings = run_all(f);
+  const Finding* u = find_id(findings, ids::k_integrity_record_unread);
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->severity, Severity::warning);
+  EXPECT_EQ(u->subject, k_record);
+  EXPECT_NE(u->message.find("nvidia-cudnn-cu12 9.1.0.70, " + k_record
+                            + ", could not be read (larger than 16 MB"),
+            std::string::npos)
+      << u->message;
+  f.integrity.requested = false;
+  EXPECT_FALSE(has_id(run_all(f), ids::k_integrity_record_unread)) << "only with --verify";
 }
 
 } // namespace

@@ -2,12 +2,16 @@
 #include "support/temp_tree.hpp"
 
 #include <doctor/collect/hash_cache.hpp>
+#include <doctor/platform/file.hpp>
 #include <doctor/platform/file_stat.hpp>
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 
 namespace doctor {
 namespace {
@@ -19,8 +23,7 @@ using platform::HashAlgorithm;
 constexpr const char* k_digest = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 
 FileIdentity identity(const std::filesystem::path& p) {
-  const auto st = platform::stat_path(p).value();
-  return FileIdentity{st.device, st.inode, st.size, st.mtime_ns};
+  return collect::identity_of(platform::stat_path(p).value());
 }
 
 // A cache directory and one library file in it, the digest stored and saved.
@@ -80,15 +83,29 @@ TEST(hash_cache, replaced_file_is_a_miss) {
 }
 
 TEST(hash_cache, corrupt_cache_is_ignored_and_rewritten) {
-  for (const char* junk : {"{not json",
-                           "[]",
-                           "{\"schema\":\"other/9\",\"entries\":[]}",
-                           "{\"schema\":\"cudnn-doctor-hashes/1\",\"entries\":[1,{\"path\":2}]}"}) {
+  for (const std::string& junk :
+       {std::string("{not json"),
+        std::string("[]"),
+        std::string("{\"schema\":\"other/9\",\"entries\":[]}"),
+        std::string("{\"schema\":{},\"entries\":[]}"),
+        std::string("{\"schema\":2,\"entries\":[]}"),
+        std::string("{\"schema\":null}"),
+        std::string("{\"schema\":\"cudnn-doctor-hashes/2\",\"entries\":{}}"),
+        std::string("{\"schema\":\"cudnn-doctor-hashes/2\",\"entries\":"),
+        std::string("{\"schema\":\"cudnn-doctor-hashes/2\",\"entries\":[1,"
+                    "{\"path\":2},{\"path\":{}},[],null,\"x\"]}"),
+        std::string("{\"schema\":\"cudnn-doctor-hashes/1\",\"entries\":[]}"),
+        std::string("\x00\xff\xfe\x89PNG\r\n", 10),
+        std::string(100000, '['),
+        std::string()}) {
     Fixture f;
     test::write_file(f.dir / HashCache::k_file_name, junk);
     HashCache cache = HashCache::open(f.dir);
     EXPECT_TRUE(cache.enabled());
-    EXPECT_EQ(cache.size(), 0U) << junk;
+    EXPECT_EQ(cache.size(), 0U) << junk.substr(0, 80);
+    ASSERT_TRUE(cache.save()) << "a damaged cache is rewritten even with nothing new";
+    EXPECT_EQ(platform::read_file(f.dir / HashCache::k_file_name, 1 << 20).value(),
+              "{\n \"schema\": \"cudnn-doctor-hashes/2\",\n \"entries\": []\n}\n");
     EXPECT_FALSE(cache.find(f.lib.string(), identity(f.lib), HashAlgorithm::sha256));
     cache.store(f.lib.string(), identity(f.lib), HashAlgorithm::sha256, k_digest);
     EXPECT_TRUE(cache.save());
@@ -96,15 +113,67 @@ TEST(hash_cache, corrupt_cache_is_ignored_and_rewritten) {
   }
 }
 
+// An entry of the right shape but one field of the wrong type or range is dropped, its
+// neighbours kept: a negative size or inode means nothing, a float is no identity.
+TEST(hash_cache, entry_with_a_field_of_the_wrong_type_is_dropped) {
+  Fixture f;
+  const auto id = identity(f.lib);
+  auto entry = [&](const std::string& size, const std::string& ctime) {
+    return "{\"path\":\"" + f.lib.string() + "\",\"device\":" + std::to_string(id.device)
+           + ",\"inode\":" + std::to_string(id.inode) + ",\"size\":" + size
+           + ",\"mtime_ns\":" + std::to_string(id.mtime_ns) + ",\"ctime_ns\":" + ctime
+           + ",\"algorithm\":\"sha256\",\"digest\":\"" + k_digest + "\"}";
+  };
+  const std::string good = entry("3", std::to_string(id.ctime_ns));
+  for (const std::string& bad : {entry("-3", std::to_string(id.ctime_ns)),
+                                 entry("3.0", std::to_string(id.ctime_ns)),
+                                 entry("\"3\"", std::to_string(id.ctime_ns)),
+                                 entry("3", "null"),
+                                 entry("3", "18446744073709551615")}) {
+    test::write_file(f.dir / HashCache::k_file_name,
+                     "{\"schema\":\"cudnn-doctor-hashes/2\",\"entries\":[" + bad + "]}");
+    EXPECT_EQ(HashCache::open(f.dir).size(), 0U) << bad;
+  }
+  test::write_file(f.dir / HashCache::k_file_name,
+                   "{\"schema\":\"cudnn-doctor-hashes/2\",\"entries\":[" + good + "]}");
+  HashCache cache = HashCache::open(f.dir);
+  EXPECT_EQ(cache.find(f.lib.string(), id, HashAlgorithm::sha256), k_digest);
+}
+
+// The tamper the mtime alone does not see: bytes changed in place (same inode, same size) and
+// the mtime set back. The ctime moved, which no unprivileged call can set back.
+TEST(hash_cache, file_changed_with_its_mtime_restored_is_a_miss) {
+  Fixture f;
+  const auto before = identity(f.lib);
+  const auto mtime = std::filesystem::last_write_time(f.lib);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  {
+    std::fstream out(f.lib, std::ios::in | std::ios::out | std::ios::binary);
+    out.seekp(0);
+    out.write("x", 1);
+  }
+  std::filesystem::last_write_time(f.lib, mtime);
+  const auto after = identity(f.lib);
+  ASSERT_EQ(after.inode, before.inode);
+  ASSERT_EQ(after.size, before.size);
+  ASSERT_EQ(after.mtime_ns, before.mtime_ns) << "the mtime is forged back";
+#ifdef _WIN32
+  GTEST_SKIP() << "Windows has no status-change time: the cache trusts the mtime there";
+#endif
+  ASSERT_NE(after.ctime_ns, before.ctime_ns);
+  HashCache cache = HashCache::open(f.dir);
+  EXPECT_FALSE(cache.find(f.lib.string(), after, HashAlgorithm::sha256));
+}
+
 TEST(hash_cache, entry_with_a_malformed_digest_is_skipped) {
   Fixture f;
   const auto id = identity(f.lib);
-  test::write_file(f.dir / HashCache::k_file_name,
-                   "{\"schema\":\"cudnn-doctor-hashes/1\",\"entries\":[{\"path\":\""
-                       + f.lib.string() + "\",\"device\":" + std::to_string(id.device)
-                       + ",\"inode\":" + std::to_string(id.inode)
-                       + ",\"size\":3,\"mtime_ns\":" + std::to_string(id.mtime_ns)
-                       + ",\"algorithm\":\"sha256\",\"digest\":\"XYZ\"}]}");
+  test::write_file(
+      f.dir / HashCache::k_file_name,
+      "{\"schema\":\"cudnn-doctor-hashes/2\",\"entries\":[{\"path\":\"" + f.lib.string()
+          + "\",\"device\":" + std::to_string(id.device) + ",\"inode\":" + std::to_string(id.inode)
+          + ",\"size\":3,\"mtime_ns\":" + std::to_string(id.mtime_ns) + ",\"ctime_ns\":"
+          + std::to_string(id.ctime_ns) + ",\"algorithm\":\"sha256\",\"digest\":\"XYZ\"}]}");
   EXPECT_EQ(HashCache::open(f.dir).size(), 0U);
 }
 

@@ -163,12 +163,17 @@ std::string reinstall_command(const facts::Facts& facts, const facts::FileVerifi
   return "";
 }
 
+// True if the file was examined and its size is not the recorded one (then it was not hashed).
+bool size_differs(const facts::FileVerification& v) {
+  return v.expected_size && v.actual_size && *v.expected_size != *v.actual_size;
+}
+
 std::string describe_difference(const facts::FileVerification& v) {
-  if (v.expected_size && *v.expected_size != v.actual_size) {
+  if (size_differs(v)) {
     return fmt::format("size {} bytes instead of {}, {}",
-                       v.actual_size,
+                       *v.actual_size,
                        *v.expected_size,
-                       v.actual_size < *v.expected_size ? "truncated" : "larger than recorded");
+                       *v.actual_size < *v.expected_size ? "truncated" : "larger than recorded");
   }
   return fmt::format("{} differs", v.algorithm);
 }
@@ -194,6 +199,21 @@ std::string summarize_problems(const std::vector<std::string>& problems) {
                      problems.size() - k_shown);
 }
 
+// A record that exists but could not be read leaves its package's files unverified: say so, or
+// --verify's silence would read as "intact".
+void check_unread_records(const facts::Facts& facts, FindingSink& out) {
+  for (const facts::UnreadPackageRecord& u : facts.integrity.unread_records) {
+    FindingDraft d;
+    d.id = ids::k_integrity_record_unread;
+    d.subject = u.record;
+    d.params = {
+        {"record", u.record}, {"package", u.package}, {"manager", u.manager}, {"reason", u.reason}};
+    d.tags = {u.manager};
+    d.evidence.push_back(Evidence{"record:" + u.record, u.reason});
+    out.add(std::move(d));
+  }
+}
+
 } // namespace
 
 // A cuDNN directory holds every library of one of its major's variants (the knowledge base's
@@ -210,12 +230,11 @@ void check_integrity_hashes(const facts::Facts& facts, const kb::KnowledgeBase&,
   if (!facts.integrity.requested) {
     return;
   }
+  check_unread_records(facts, out);
   for (const facts::FileVerification& v : facts.integrity.files) {
-    if (!v.actual) {
-      continue; // unreadable: nothing to compare, and the reason is in the snapshot
-    }
-    const bool size_differs = v.expected_size && *v.expected_size != v.actual_size;
-    if (!size_differs && *v.actual == v.expected) {
+    // A size that differs decides without a digest; a file not read otherwise has nothing to
+    // compare, and why is in the snapshot.
+    if (!size_differs(v) && (!v.actual || *v.actual == v.expected)) {
       continue;
     }
     FindingDraft d;
@@ -234,8 +253,12 @@ void check_integrity_hashes(const facts::Facts& facts, const kb::KnowledgeBase&,
             ? fmt::format("recorded: {} {}, {} bytes", v.algorithm, v.expected, *v.expected_size)
             : fmt::format("recorded: {} {}", v.algorithm, v.expected)});
     d.evidence.push_back(
-        Evidence{v.actual.source(),
-                 fmt::format("on disk: {} {}, {} bytes", v.algorithm, *v.actual, v.actual_size)});
+        v.actual
+            ? Evidence{v.actual.source(),
+                       fmt::format(
+                           "on disk: {} {}, {} bytes", v.algorithm, *v.actual, *v.actual_size)}
+            : Evidence{"file:" + v.path,
+                       fmt::format("on disk: {} bytes ({})", *v.actual_size, v.actual.reason())});
     out.add(std::move(d));
   }
 }

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <limits>
 #include <random>
 #include <system_error>
 #include <vector>
@@ -17,10 +19,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_schema = "cudnn-doctor-hashes/1";
+// 2: entries carry ctime_ns. A file of schema 1 is rewritten whole.
+constexpr const char* k_schema = "cudnn-doctor-hashes/2";
 constexpr const char* k_dir_name = "cudnn-doctor";
-// A cache of every GPU library of a big machine is a few hundred KB; anything larger is not ours.
-constexpr std::size_t k_max_cache_file = std::size_t{64} * 1024 * 1024;
+// A cache of every GPU library of a big machine is a few hundred KB (about 300 bytes an entry);
+// anything larger is not ours, and parsing it would cost many times its size.
+constexpr std::size_t k_max_cache_file = std::size_t{8} * 1024 * 1024;
 
 std::size_t hex_length(platform::HashAlgorithm algorithm) {
   return algorithm == platform::HashAlgorithm::sha256 ? 64 : 32;
@@ -67,7 +71,60 @@ std::string temp_suffix() {
   return fmt::format(".tmp-{:08x}{:08x}", rd(), rd());
 }
 
+// One entry of the file, or nullopt for one of the wrong shape: every field present with its
+// type (unsigned where a negative number means nothing), a known algorithm, a digest of its
+// length in lower-case hex.
+std::optional<HashCache::Entry> entry_from_json(const nlohmann::json& e) {
+  if (!e.is_object()) {
+    return std::nullopt;
+  }
+  auto string_field = [&](const char* name) -> const std::string* {
+    const auto it = e.find(name);
+    return it != e.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
+  };
+  auto unsigned_field = [&](const char* name, std::uint64_t& out) {
+    const auto it = e.find(name);
+    if (it == e.end() || !it->is_number_unsigned()) {
+      return false;
+    }
+    out = it->get<std::uint64_t>();
+    return true;
+  };
+  auto signed_field = [&](const char* name, std::int64_t& out) {
+    const auto it = e.find(name);
+    if (it == e.end() || !it->is_number_integer()
+        || (it->is_number_unsigned()
+            && it->get<std::uint64_t>()
+                   > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
+      return false;
+    }
+    out = it->get<std::int64_t>();
+    return true;
+  };
+  const std::string* path = string_field("path");
+  const std::string* algorithm = string_field("algorithm");
+  const std::string* digest = string_field("digest");
+  if (path == nullptr || algorithm == nullptr || digest == nullptr) {
+    return std::nullopt;
+  }
+  const auto alg = algorithm_named(*algorithm);
+  if (!alg || digest->size() != hex_length(*alg) || !is_lower_hex(*digest)) {
+    return std::nullopt;
+  }
+  HashCache::Entry entry{*path, {}, *alg, *digest};
+  if (!unsigned_field("device", entry.id.device) || !unsigned_field("inode", entry.id.inode)
+      || !unsigned_field("size", entry.id.size) || !signed_field("mtime_ns", entry.id.mtime_ns)
+      || !signed_field("ctime_ns", entry.id.ctime_ns)) {
+    return std::nullopt;
+  }
+  return entry;
+}
+
 } // namespace
+
+FileIdentity identity_of(const platform::FileStat& st) {
+  return FileIdentity{st.device, st.inode, st.size, st.mtime_ns, st.ctime_ns};
+}
 
 fs::path cache_dir(const fs::path& configured, const platform::Environment& env) {
   if (!configured.empty()) {
@@ -100,51 +157,33 @@ HashCache HashCache::open(const fs::path& dir) {
     return cache;
   }
   cache.m_file = dir / k_file_name;
-  auto text = platform::read_file(cache.m_file, k_max_cache_file);
-  if (!text) {
+  // Only a regular file is read, and only one of a cache's size: a FIFO put there would block
+  // the read, a device or a huge file would cost its length. Whatever else lies there is
+  // replaced by the next save (a rename replaces a FIFO or a link, never what it points to).
+  const auto st = platform::lstat_path(cache.m_file);
+  if (!st) {
+    return cache; // none yet
+  }
+  if (st->kind != platform::FileKind::regular || st->size > k_max_cache_file) {
+    cache.m_dirty = true;
     return cache;
   }
-  const auto doc = nlohmann::json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != k_schema
-      || !doc.contains("entries") || !doc["entries"].is_array()) {
+  auto text = platform::read_file(cache.m_file, k_max_cache_file);
+  const auto doc = text ? nlohmann::json::parse(*text, nullptr, false)
+                        : nlohmann::json(nlohmann::json::value_t::discarded);
+  const auto schema = doc.is_object() ? doc.find("schema") : doc.end();
+  const auto entries = doc.is_object() ? doc.find("entries") : doc.end();
+  if (schema == doc.end() || !schema->is_string() || *schema != k_schema || entries == doc.end()
+      || !entries->is_array()) {
     cache.m_dirty = true; // rewrite what cannot be read
     return cache;
   }
-  for (const auto& e : doc["entries"]) {
-    if (!e.is_object()) {
-      continue;
-    }
-    const auto path = e.find("path");
-    const auto algorithm = e.find("algorithm");
-    const auto digest = e.find("digest");
-    if (path == e.end() || !path->is_string() || algorithm == e.end() || !algorithm->is_string()
-        || digest == e.end() || !digest->is_string()) {
-      continue;
-    }
-    Entry entry;
-    entry.path = path->get<std::string>();
-    const auto alg = algorithm_named(algorithm->get<std::string>());
-    entry.digest = digest->get<std::string>();
-    if (!alg || entry.digest.size() != hex_length(*alg) || !is_lower_hex(entry.digest)) {
-      continue;
-    }
-    entry.algorithm = *alg;
-    bool ok = true;
-    auto number = [&](const char* name, auto& out) {
-      const auto it = e.find(name);
-      if (it == e.end() || !it->is_number_integer()) {
-        ok = false;
-        return;
-      }
-      out = it->get<std::remove_reference_t<decltype(out)>>();
-    };
-    number("device", entry.id.device);
-    number("inode", entry.id.inode);
-    number("size", entry.id.size);
-    number("mtime_ns", entry.id.mtime_ns);
-    if (ok) {
-      const std::string key = key_of(entry.path, entry.id, entry.algorithm);
-      cache.m_entries.insert_or_assign(key, std::move(entry));
+  for (const auto& e : *entries) {
+    if (auto entry = entry_from_json(e)) {
+      const std::string key = key_of(entry->path, entry->id, entry->algorithm);
+      cache.m_entries.insert_or_assign(key, std::move(*entry));
+    } else {
+      cache.m_dirty = true; // drop it from the file too
     }
   }
   return cache;
@@ -187,8 +226,7 @@ Expected<void> HashCache::save() {
   for (auto it = m_entries.begin(); it != m_entries.end();) {
     const auto st = platform::stat_path(it->second.path);
     const bool same =
-        st && st->kind == platform::FileKind::regular
-        && FileIdentity{st->device, st->inode, st->size, st->mtime_ns} == it->second.id;
+        st && st->kind == platform::FileKind::regular && identity_of(*st) == it->second.id;
     it = same ? std::next(it) : m_entries.erase(it);
   }
   nlohmann::ordered_json doc;
@@ -200,6 +238,7 @@ Expected<void> HashCache::save() {
                               {"inode", e.id.inode},
                               {"size", e.id.size},
                               {"mtime_ns", e.id.mtime_ns},
+                              {"ctime_ns", e.id.ctime_ns},
                               {"algorithm", platform::to_string(e.algorithm)},
                               {"digest", e.digest}});
   }

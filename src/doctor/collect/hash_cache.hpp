@@ -2,6 +2,7 @@
 #pragma once
 
 #include <doctor/platform/environment.hpp>
+#include <doctor/platform/file_stat.hpp>
 #include <doctor/platform/hash.hpp>
 #include <doctor/util/error.hpp>
 
@@ -16,16 +17,21 @@
 //
 // Hashing a CUDA toolkit and cuDNN means reading several GB; the cache makes a second run
 // near-instant. It maps a file's identity on the machine the doctor runs on (device, inode, size,
-// modification time in ns) and an algorithm to the digest computed last time, like ccache's and
-// git's index do: a file rewritten in place gets a new mtime, a replaced file a new inode. A file
-// altered with its mtime forged back is not noticed; --no-cache reads every byte again.
+// modification time and status-change time in ns) and an algorithm to the digest computed last
+// time, like ccache's and git's index do: a file rewritten in place gets a new mtime and ctime, a
+// replaced file a new inode. The mtime can be set back by anyone who may write the file
+// (os.utime, touch -d); the ctime cannot, short of root changing the clock or the raw disk, so a
+// library altered in place with its mtime forged back is hashed again. What the cache trusts: its
+// own file (anyone who can write it can make a digest answer "intact") and the kernel's ctime. On
+// Windows, which has no such time, it trusts the mtime. --no-cache reads every byte again.
 //
 // This is the one file the doctor writes besides the report it is asked to write with -o: the
 // cache is what makes --verify cheap enough to run routinely. It lives in
 // $XDG_CACHE_HOME/cudnn-doctor/hashes-v1.json (else ~/.cache/cudnn-doctor, %LOCALAPPDATA% on
 // Windows) of the doctor's own process, never inside an examined --sysroot tree; it is written
-// atomically (a temporary file renamed over it), and one that is missing, unreadable or corrupt
-// is ignored and rebuilt, never fatal.
+// atomically (a temporary file renamed over it). One that is missing, not a regular file, larger
+// than 8 MB, not JSON or of another shape is ignored and rewritten whole, never fatal; an entry
+// of the wrong shape is dropped.
 namespace doctor::collect {
 
 // What identifies one version of a file without reading it (platform::FileStat's fields).
@@ -34,8 +40,12 @@ struct FileIdentity {
   std::uint64_t inode = 0; // 0 where the platform has none (Windows): the path keys the entry
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
   bool operator==(const FileIdentity&) const = default;
 };
+
+// The identity of a file from its status.
+FileIdentity identity_of(const platform::FileStat& st);
 
 // Returns the directory the cache lives in: `configured` if not empty, else
 // $XDG_CACHE_HOME/cudnn-doctor (if absolute), else $HOME/.cache/cudnn-doctor, else
@@ -50,8 +60,9 @@ public:
   // A cache that remembers nothing and writes nothing (--no-cache, or no cache directory).
   HashCache() = default;
 
-  // Loads `dir`/hashes-v1.json. Never fails: a missing, unreadable or corrupt file, or a corrupt
-  // entry in it, counts as empty.
+  // Loads `dir`/hashes-v1.json. Never fails: a missing, unreadable or damaged file (not a regular
+  // file, too large, not JSON, another schema, fields of the wrong type) counts as empty and is
+  // rewritten by save(); a damaged entry is dropped.
   static HashCache open(const std::filesystem::path& dir);
 
   // True if the cache reads and writes a file.
@@ -75,13 +86,15 @@ public:
   // The number of entries held.
   std::size_t size() const { return m_entries.size(); }
 
-private:
+  // One digest the cache holds.
   struct Entry {
     std::string path;
     FileIdentity id;
     platform::HashAlgorithm algorithm = platform::HashAlgorithm::sha256;
     std::string digest;
   };
+
+private:
   static std::string
   key_of(const std::string& path, const FileIdentity& id, platform::HashAlgorithm algorithm);
 

@@ -22,6 +22,14 @@
 // largest first, so that a 500 MB library does not start last while the other workers idle; each
 // worker takes the next file from a shared atomic index. A digest computed before for the same
 // file identity comes from the hash cache (hash_cache.hpp) instead.
+//
+// What is read, and what is not. The doctor often runs as root and examines trees that users
+// own (a venv, a conda env), and the snapshot is meant for sharing. So a record's file is read
+// only if it is the package's own: a path that leads out of the package's tree (a link planted in
+// a venv towards /etc/shadow, a RECORD line with "..") is reported as such, with nothing of what
+// it leads to; and a file that the owner of the tree could not read, by the permission bits of
+// every directory down to it and of the file itself, is not hashed either. A file whose size
+// already differs from the record is not read at all: the size decides.
 namespace doctor::collect {
 
 using namespace facts; // the collectors fill in the facts model
@@ -115,6 +123,7 @@ struct HashJob {
   std::filesystem::path host;
   HashAlgorithm algorithm = HashAlgorithm::sha256;
   FileIdentity id;
+  platform::FileStat stat; // as examined: hash_file reads that file or none
   std::optional<Expected<std::string>> result;
   bool from_cache = false;
 };
@@ -123,14 +132,57 @@ struct HashJob {
 struct Comparison {
   RecordedFile recorded;
   RecordedDigest digest;
-  std::string path; // canonical inner path
+  std::string path; // canonical inner path; the recorded one for a path out of its tree
   std::size_t job = 0;
-  std::optional<std::string> unreadable; // why the file could not even be examined
-  std::uint64_t size = 0;
+  std::optional<std::string> not_read; // why the file was not hashed ("cannot examine it: …")
+  std::optional<std::uint64_t> size;   // none where the file was not examined
 };
 
-FileIdentity identity_of(const platform::FileStat& st) {
-  return FileIdentity{st.device, st.inode, st.size, st.mtime_ns};
+// A package's tree on the examined system: its canonical path and its owner.
+struct PackageTree {
+  std::optional<std::string> real; // none if it cannot be resolved or examined
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+};
+
+// Whether the user `uid` (primary group `gid`) has the permission `bit` (4 read, 1 search) on
+// `st`, as the kernel decides it: the owner's bits for the owner, the group's for the group, the
+// others' for everyone else. Supplementary groups are not known here, so a file readable only
+// through one counts as unreadable. uid 0 has every permission.
+bool permits(std::uint32_t uid, std::uint32_t gid, const platform::FileStat& st, unsigned bit) {
+  if (uid == 0) {
+    return true;
+  }
+  const unsigned shift = st.uid == uid ? 6U : st.gid == gid ? 3U : 0U;
+  return ((st.mode >> shift) & bit) != 0;
+}
+
+// Why the owner of `tree` could not read canonical inner path `path` inside it, or nullopt if
+// they could: search permission on every directory from the tree down, read on the file.
+std::optional<std::string> unreadable_by_owner(const platform::SysRoot& root,
+                                               const PackageTree& tree,
+                                               const std::string& path,
+                                               const platform::FileStat& st) {
+  if (tree.uid == 0) {
+    return std::nullopt;
+  }
+  auto refused = [&](std::string_view what) {
+    return fmt::format("not read: the owner of {} (uid {}) may not {}", *tree.real, tree.uid, what);
+  };
+  for (std::string dir = util::parent_path(path); util::is_within(dir, *tree.real);
+       dir = util::parent_path(dir)) {
+    const auto dst = root.stat(dir);
+    if (!dst || !permits(tree.uid, tree.gid, *dst, 1U)) {
+      return refused(fmt::format("enter {}", dir));
+    }
+    if (dir == *tree.real || dir == "/") {
+      break;
+    }
+  }
+  if (!permits(tree.uid, tree.gid, st, 4U)) {
+    return refused("read it");
+  }
+  return std::nullopt;
 }
 
 // Hashes `jobs` (largest first) with one worker per core.
@@ -143,7 +195,7 @@ void hash_in_parallel(std::vector<HashJob*>& jobs) {
     for (std::size_t i = next.fetch_add(1); i < jobs.size(); i = next.fetch_add(1)) {
       HashJob& job = *jobs[i];
       try {
-        job.result = platform::hash_file(job.host, job.algorithm);
+        job.result = platform::hash_file(job.host, job.algorithm, &job.stat);
       } catch (const std::exception& e) {
         job.result = make_error(ErrorCode::internal, e.what());
       }
@@ -191,18 +243,42 @@ void collect_integrity(const platform::SysRoot& root, const CollectOptions& opti
   std::vector<HashJob> jobs;
   std::map<std::pair<std::string, HashAlgorithm>, std::size_t> job_of;
   std::set<std::tuple<std::string, std::string, std::string>> compared; // path, manager, package
+  std::map<std::string, PackageTree> trees;
+  auto tree_of = [&](const std::string& inner) -> const PackageTree& {
+    auto [it, inserted] = trees.try_emplace(inner);
+    if (inserted) {
+      if (auto real = root.resolve(inner)) {
+        if (auto st = root.stat(*real)) {
+          it->second = PackageTree{*real, st->uid, st->gid};
+        }
+      }
+    }
+    return it->second;
+  };
   for (RecordedFile& rec : recorded_gpu_files(root, facts, index)) {
     auto digest = parse_recorded_digest(rec.file.hash);
     if (!digest) {
       continue; // the record has no digest for this file (pip's RECORD lists itself without)
     }
-    Comparison c{std::move(rec), std::move(*digest), {}, 0, std::nullopt, 0};
+    Comparison c{std::move(rec), std::move(*digest), {}, 0, std::nullopt, std::nullopt};
     auto real = root.resolve(c.recorded.path);
     if (!real && real.error().code == ErrorCode::not_found) {
       continue; // a missing file is the library-set and loader checks' business
     }
-    c.path = real ? *real : c.recorded.path;
+    const PackageTree& tree = tree_of(c.recorded.tree);
+    if (real && (!tree.real || !util::is_within(*real, *tree.real))) {
+      // Named by the record's path: where it leads is not the package's, nor the report's.
+      c.path = c.recorded.path;
+      c.not_read =
+          fmt::format("not examined: it leads out of {}, the package's tree", c.recorded.tree);
+    } else {
+      c.path = real ? *real : c.recorded.path;
+    }
     if (!compared.emplace(c.path, c.recorded.file.manager, c.recorded.file.package).second) {
+      continue;
+    }
+    if (c.not_read) {
+      comparisons.push_back(std::move(c));
       continue;
     }
     const Expected<platform::FileStat> st =
@@ -211,11 +287,19 @@ void collect_integrity(const platform::SysRoot& root, const CollectOptions& opti
       continue; // a directory or device the record names as a file: not ours to hash
     }
     if (!st) {
-      c.unreadable = inner_message(root, st.error(), c.path);
+      c.not_read = fmt::format("cannot examine it: {}", inner_message(root, st.error(), c.path));
+    } else if (auto why = unreadable_by_owner(root, tree, c.path, *st)) {
+      c.not_read = std::move(*why);
+    } else {
+      c.size = st->size;
+      if (c.recorded.file.size && *c.recorded.file.size != st->size) {
+        c.not_read = "not hashed: its size differs from the record's";
+      }
+    }
+    if (c.not_read) {
       comparisons.push_back(std::move(c));
       continue;
     }
-    c.size = st->size;
     const auto key = std::pair(c.path, c.digest.algorithm);
     auto [it, inserted] = job_of.try_emplace(key, jobs.size());
     if (inserted) {
@@ -223,6 +307,7 @@ void collect_integrity(const platform::SysRoot& root, const CollectOptions& opti
                              root.host_path(c.path),
                              c.digest.algorithm,
                              identity_of(*st),
+                             *st,
                              std::nullopt,
                              false});
     }
@@ -259,6 +344,18 @@ void collect_integrity(const platform::SysRoot& root, const CollectOptions& opti
   }
   (void)cache.save(); // a cache that cannot be written only makes the next run slower
 
+  for (const UnreadRecord& u : index.unread_records()) {
+    facts.integrity.unread_records.push_back(
+        UnreadPackageRecord{u.record, u.manager, u.package, u.reason});
+  }
+  std::sort(facts.integrity.unread_records.begin(),
+            facts.integrity.unread_records.end(),
+            [](const UnreadPackageRecord& a, const UnreadPackageRecord& b) {
+              return a.record < b.record;
+            });
+  facts.integrity.unread_records.erase(
+      std::unique(facts.integrity.unread_records.begin(), facts.integrity.unread_records.end()),
+      facts.integrity.unread_records.end());
   for (const Comparison& c : comparisons) {
     FileVerification v;
     v.path = c.path;
@@ -270,8 +367,8 @@ void collect_integrity(const platform::SysRoot& root, const CollectOptions& opti
     v.expected = c.digest.hex;
     v.expected_size = c.recorded.file.size;
     v.actual_size = c.size;
-    if (c.unreadable) {
-      v.actual = Fact<std::string>::unknown(fmt::format("cannot examine it: {}", *c.unreadable));
+    if (c.not_read) {
+      v.actual = Fact<std::string>::unknown(*c.not_read);
     } else if (const HashJob& job = jobs[c.job]; job.result && *job.result) {
       v.actual = Fact<std::string>::known(
           **job.result, fmt::format("{}:{}", job.from_cache ? "cache" : "file", c.path));

@@ -17,22 +17,10 @@ namespace {
 constexpr std::size_t k_max_record = std::size_t{16} * 1024 * 1024;
 constexpr std::size_t k_max_status = std::size_t{64} * 1024 * 1024;
 
-// Reads one pip RECORD; its paths are relative to `base`.
-void read_pip_record(const platform::SysRoot& root,
-                     const std::string& base,
-                     const std::string& dist_info,
-                     const formats::DistInfoName& pkg,
-                     std::vector<RecordedFile>& out) {
-  const std::string record = util::join_path(dist_info, "RECORD");
-  auto text = root.read_file(record, k_max_record);
-  if (!text) {
-    return;
-  }
-  for (formats::PipRecordLine& line : formats::parse_pip_record(*text)) {
-    out.push_back(
-        RecordedFile{util::normalize_path(util::join_path(base, line.path)),
-                     PackageFile{"pip", pkg.name, pkg.version, record, line.size, line.hash, {}}});
-  }
+// The text of a package record's size limit, for the reason it was not read.
+std::string too_large_reason() {
+  return fmt::format("larger than {} MB, the most a package record is read to",
+                     k_max_record / (std::size_t{1024} * 1024));
 }
 
 } // namespace
@@ -45,6 +33,30 @@ bool is_gpu_package_name(const std::string& n) {
 
 PackageIndex::PackageIndex(const platform::SysRoot& root)
     : m_root(root) {}
+
+// Every GPU package's record is far below the limit (cuDNN's RECORD is a few KB, a CUDA wheel's
+// tens of KB); one larger is not read at all, neither streamed nor cut, and is named as unread:
+// a cut record would make the files it no longer lists look unrecorded.
+std::optional<std::string> PackageIndex::read_record(const std::string& path,
+                                                     const std::string& manager,
+                                                     const std::string& package,
+                                                     const std::string& tree) {
+  auto text = m_root.read_file(path, k_max_record);
+  if (text) {
+    return std::move(*text);
+  }
+  if (text.error().code != ErrorCode::not_found) {
+    m_unread.push_back(UnreadRecord{
+        path,
+        manager,
+        package,
+        tree,
+        text.error().code == ErrorCode::too_large
+            ? too_large_reason()
+            : util::replace_all(text.error().message, m_root.host_path(path).string(), path)});
+  }
+  return std::nullopt;
+}
 
 // Reads the RECORD of every GPU package's dist-info directory in `listing_dir`; RECORD paths are
 // relative to `base` (site-packages, or the top of a tree rearranged from wheels).
@@ -64,7 +76,18 @@ std::vector<RecordedFile>& PackageIndex::records_in(const std::string& key,
     if (!pkg || !is_gpu_package_name(pkg->name)) {
       continue;
     }
-    read_pip_record(m_root, base, util::join_path(listing_dir, e.name), *pkg, out);
+    const std::string record = util::join_path(util::join_path(listing_dir, e.name), "RECORD");
+    const auto text =
+        read_record(record, "pip", fmt::format("{} {}", pkg->name, pkg->version), base);
+    if (!text) {
+      continue;
+    }
+    for (formats::PipRecordLine& line : formats::parse_pip_record(*text)) {
+      out.push_back(RecordedFile{
+          util::normalize_path(util::join_path(base, line.path)),
+          PackageFile{"pip", pkg->name, pkg->version, record, line.size, std::move(line.hash), {}},
+          base});
+    }
   }
   return out;
 }
@@ -122,7 +145,8 @@ const std::vector<RecordedFile>& PackageIndex::conda_records(const std::string& 
       continue;
     }
     const std::string path = util::join_path(meta, e.name);
-    auto text = m_root.read_file(path, k_max_record);
+    const auto text =
+        read_record(path, "conda", fmt::format("{} {}", stem->first, stem->second), prefix);
     if (!text) {
       continue;
     }
@@ -140,7 +164,8 @@ const std::vector<RecordedFile>& PackageIndex::conda_records(const std::string& 
                                              path,
                                              f.size,
                                              f.sha256.empty() ? "" : "sha256:" + f.sha256,
-                                             {}}});
+                                             {}},
+                                 prefix});
     }
   }
   return out;
@@ -183,13 +208,14 @@ const std::vector<RecordedFile>& PackageIndex::dpkg_records() {
     versions = formats::parse_dpkg_status_versions(*status, wanted);
   }
   for (const auto& [pkg, list] : list_files) {
-    auto text = m_root.read_file(list, k_max_record);
+    const std::string version = versions.count(pkg) != 0 ? versions[pkg] : std::string();
+    const std::string package = version.empty() ? pkg : fmt::format("{} {}", pkg, version);
+    const auto text = read_record(list, "dpkg", package, "/");
     if (!text) {
       continue;
     }
-    const std::string version = versions.count(pkg) != 0 ? versions[pkg] : std::string();
     const std::string md5sums = list.substr(0, list.size() - 5) + ".md5sums";
-    const auto md5_text = m_root.read_file(md5sums, k_max_record);
+    const auto md5_text = read_record(md5sums, "dpkg", package, "/");
     const auto md5_of = md5_text ? formats::parse_dpkg_md5sums(*md5_text)
                                  : std::map<std::string, std::string, std::less<>>{};
     for (std::string_view line : formats::parse_dpkg_list(*text)) {
@@ -198,7 +224,7 @@ const std::vector<RecordedFile>& PackageIndex::dpkg_records() {
         f.hash = "md5:" + it->second;
         f.hash_record = md5sums;
       }
-      out.push_back(RecordedFile{std::string(line), std::move(f)});
+      out.push_back(RecordedFile{std::string(line), std::move(f), "/"});
     }
   }
   return out;

@@ -27,6 +27,20 @@ struct PackageFile {
 struct RecordedFile {
   std::string path;
   PackageFile file;
+  // The package's own tree, which its files must not leave (a link out of it is not the
+  // package's file): the site-packages of a pip RECORD, the top of a tree rearranged from
+  // wheels, a conda prefix, "/" for dpkg.
+  std::string tree;
+};
+
+// A package record that exists but could not be read (larger than the most a record is read to,
+// unreadable): what it would have said is unknown, which is not the same as "no record".
+struct UnreadRecord {
+  std::string record;  // inner path
+  std::string manager; // "pip", "conda", "dpkg"
+  std::string package; // "nvidia-cudnn-cu12 9.1.0.70", from the record's own file name
+  std::string tree;    // the package's tree (RecordedFile::tree)
+  std::string reason;  // "larger than 16 MB, the most a package record is read to"
 };
 
 // Answers "which package installed this file?" for cuDNN-like libraries from the package
@@ -57,13 +71,22 @@ public:
   // dpkg: /var/lib/dpkg/info/<pkg>.list, with the md5 of info/<pkg>.md5sums where it has one.
   const std::vector<RecordedFile>& dpkg_records();
 
+  // The records of GPU packages met so far that exist but could not be read, in the order met.
+  const std::vector<UnreadRecord>& unread_records() const { return m_unread; }
+
 private:
   std::vector<RecordedFile>&
   records_in(const std::string& key, const std::string& listing_dir, const std::string& base);
   const std::vector<RecordedFile>& dist_info_dir_records(const std::string& dist_info_parent);
+  // Reads record `path` of package `package`, or notes in m_unread why it could not be.
+  std::optional<std::string> read_record(const std::string& path,
+                                         const std::string& manager,
+                                         const std::string& package,
+                                         const std::string& tree);
 
   const platform::SysRoot& m_root;
   std::map<std::string, std::vector<RecordedFile>> m_cache;
+  std::vector<UnreadRecord> m_unread;
 };
 
 // Returns true for package names that may own GPU libraries.

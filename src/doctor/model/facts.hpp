@@ -320,16 +320,27 @@ struct FileVerification {
   std::string record;       // the record that says what the file should be
   std::string algorithm;    // "sha256" or "md5"
   std::string expected;     // recorded digest, lower-case hex
-  Fact<std::string> actual; // computed digest, lower-case hex; unknown if unreadable
+  Fact<std::string> actual; // computed digest, lower-case hex; unknown if not read, and why
   std::optional<std::uint64_t> expected_size;
-  std::uint64_t actual_size = 0;
+  std::optional<std::uint64_t> actual_size; // none where the file was not examined
   bool operator==(const FileVerification&) const = default;
+};
+
+// A GPU package's record that exists but could not be read (check --verify): its files were not
+// compared with it.
+struct UnreadPackageRecord {
+  std::string record;  // inner path
+  std::string manager; // "pip", "conda", "dpkg"
+  std::string package; // "nvidia-cudnn-cu12 9.1.0.70", from the record's file name
+  std::string reason;  // "larger than 16 MB, the most a package record is read to"
+  bool operator==(const UnreadPackageRecord&) const = default;
 };
 
 struct IntegrityInfo {
   bool requested = false;              // --verify was given; otherwise nothing below was computed
   std::vector<FileVerification> files; // sorted by path
-  std::uint64_t files_hashed = 0;      // hashed in this run (the rest came from the cache)
+  std::vector<UnreadPackageRecord> unread_records; // sorted by record
+  std::uint64_t files_hashed = 0; // hashed in this run (the rest came from the cache)
   std::uint64_t bytes_hashed = 0;
   bool operator==(const IntegrityInfo&) const = default;
 };

@@ -394,7 +394,8 @@ DOCTOR_FACTS_FIELDS(FileVerification,
                     actual,
                     expected_size,
                     actual_size)
-DOCTOR_FACTS_FIELDS(IntegrityInfo, requested, files, files_hashed, bytes_hashed)
+DOCTOR_FACTS_FIELDS(UnreadPackageRecord, record, manager, package, reason)
+DOCTOR_FACTS_FIELDS(IntegrityInfo, requested, files, unread_records, files_hashed, bytes_hashed)
 DOCTOR_FACTS_FIELDS(UnreadablePath, path, what, error, message)
 DOCTOR_FACTS_FIELDS(Facts,
                     collection,

@@ -106,6 +106,12 @@ void check_files(ValueChecker& c, const Facts& facts) {
              files[i].algorithm,
              k_digest_algorithms);
   }
+  const auto& unread = facts.integrity.unread_records;
+  for (std::size_t i = 0; i < unread.size(); ++i) {
+    c.one_of([i] { return fmt::format("integrity.unread_records[{}].manager", i); },
+             unread[i].manager,
+             k_package_managers);
+  }
 }
 
 } // namespace

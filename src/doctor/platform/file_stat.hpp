@@ -22,6 +22,10 @@ struct FileStat {
   std::uint32_t rdev_major = 0; // device nodes only
   std::uint32_t rdev_minor = 0;
   std::int64_t mtime_ns = 0;
+  // The inode's last status change (st_ctime): the kernel sets it on every write, chmod, rename
+  // or utime, and no unprivileged call sets it back. 0 on Windows, whose change time any writer
+  // may set.
+  std::int64_t ctime_ns = 0;
 };
 
 // Returns the status of `path` itself (a symlink is not followed). Returns an error if it does not

@@ -37,6 +37,11 @@ std::string_view file_name(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+bool is_within(std::string_view path, std::string_view dir) {
+  return dir == "/" || path == dir
+         || (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
+}
+
 // One pass, building the result in place: it runs for every line of every package record, so
 // it must not allocate per component.
 std::string normalize_path(std::string_view path) {

@@ -18,6 +18,10 @@ std::string parent_path(std::string_view path);
 // Returns the last component of inner path `path`.
 std::string_view file_name(std::string_view path);
 
+// True if normalised inner path `path` is `dir` or lies below it ("/a/b" is within "/a", "/ab"
+// is not; everything is within "/").
+bool is_within(std::string_view path, std::string_view dir);
+
 // Normalises an inner path lexically: collapses "//", removes "." and resolves ".." without
 // climbing above "/". Relative paths are taken relative to "/".
 std::string normalize_path(std::string_view path);

@@ -176,6 +176,30 @@ header_version(const platform::SysRoot& root, const std::string& dir, unsigned m
       "no readable cudnn_version.h for cuDNN {} next to {}{}", major, dir, failure.suffix()));
 }
 
+// A pip wheel's library directory (<site-packages>/nvidia/<component>/lib) holds the wheel's
+// files only while they stay in site-packages: a link planted there towards another file (a venv
+// owner's link to /etc/shadow, read by a doctor run as root) is not one, and its target's size,
+// mode and owner must not reach the snapshot. Other directories' links (the system's
+// /usr/lib/x86_64-linux-gnu/libcudnn.so.9 -> /etc/alternatives/…) are the loader's to follow.
+// Why no record names the files of `dir`: none does, or one that would have could not be read.
+std::string unrecorded_reason(const PackageIndex& packages, const std::string& dir) {
+  for (const UnreadRecord& u : packages.unread_records()) {
+    // dpkg's md5sums say nothing of who owns a file; its .list does.
+    if (util::is_within(dir, u.tree) && !u.record.ends_with(".md5sums")) {
+      return fmt::format("no package record could be read: {}: {}", u.record, u.reason);
+    }
+  }
+  return "no package manager records these files";
+}
+
+bool in_own_tree(const std::string& dir, const std::string& target) {
+  if (util::file_name(dir) != "lib"
+      || util::file_name(util::parent_path(util::parent_path(dir))) != "nvidia") {
+    return true;
+  }
+  return util::is_within(target, util::parent_path(util::parent_path(util::parent_path(dir))));
+}
+
 } // namespace
 
 void collect_cudnn(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
@@ -231,6 +255,9 @@ void collect_cudnn(const platform::SysRoot& root, const CollectOptions&, Facts& 
       if (!target || !st || st->kind != platform::FileKind::regular) {
         continue; // a dangling link is the loader issue's business
       }
+      if (!in_own_tree(*real, *target)) {
+        continue; // not the wheel's library, and nothing of what it leads to is recorded
+      }
       CudnnLibrary lib;
       lib.name = file;
       lib.member = fmt::format("{}.so.{}", key.first, key.second);
@@ -285,7 +312,7 @@ void collect_cudnn(const platform::SysRoot& root, const CollectOptions&, Facts& 
     if (auto it = package_of.find(key); it != package_of.end()) {
       inst.package = Fact<std::string>::known(it->second.first, "record:" + it->second.second);
     } else {
-      inst.package = Fact<std::string>::unknown("no package manager records these files");
+      inst.package = Fact<std::string>::unknown(unrecorded_reason(packages, inst.dir));
     }
     // Whole-installation version: the header when it matches the major, else the libraries'
     // common version when they agree.

@@ -52,6 +52,7 @@ FileStat file_stat_from(const struct stat& st) {
   out.rdev_major = major(st.st_rdev);
   out.rdev_minor = minor(st.st_rdev);
   out.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  out.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000LL + st.st_ctim.tv_nsec;
   return out;
 }
 

@@ -64,10 +64,19 @@ Error errno_error(int err, const std::filesystem::path& path) {
 
 } // namespace
 
-Expected<std::string> hash_file(const std::filesystem::path& path, HashAlgorithm algorithm) {
+Expected<std::string>
+hash_file(const std::filesystem::path& path, HashAlgorithm algorithm, const FileStat* expected) {
+  // InputFile: a regular file only (a FIFO or device put where a file was is refused, never
+  // waited on), checked on the opened descriptor.
   auto opened = InputFile::open(path);
   if (!opened) {
     return tl::unexpected(opened.error());
+  }
+  if (expected != nullptr
+      && (opened->stat().device != expected->device || opened->stat().inode != expected->inode)) {
+    return make_error(
+        ErrorCode::io,
+        fmt::format("{}: replaced by another file while it was examined", path.string()));
   }
   const Fd file(static_cast<int>(opened->release()));
   // Tell the kernel to read ahead aggressively: the file is read once, front to back.

@@ -89,7 +89,10 @@ private:
 
 } // namespace
 
-Expected<std::string> hash_file(const std::filesystem::path& path, HashAlgorithm algorithm) {
+// Windows reports no inode (FileStat's are 0), so `expected` is not compared here.
+Expected<std::string> hash_file(const std::filesystem::path& path,
+                                HashAlgorithm algorithm,
+                                const FileStat* /*expected*/) {
   auto opened = windows::open_for_reading(path, true);
   if (!opened) {
     return tl::unexpected(opened.error());
