@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/resolve_report.hpp>
+#include <doctor/util/escape.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -122,45 +124,52 @@ std::string describe_copy(const ResolveReport& report, const loader::Candidate& 
   return util::join(parts, ", ");
 }
 
+// Paths, sonames and the loader's messages come from the examined machine: each passes
+// util::escape_terminal on its way out.
 std::string render_resolve_text(const ResolveReport& report) {
+  const auto e = [](std::string_view s) { return util::escape_terminal(s); };
   std::string out;
   if (!report.context.empty()) {
-    out += report.context + "\n\n";
+    out += e(report.context) + "\n\n";
   }
   for (const loader::LoadStep& step : report.steps) {
     const loader::Resolution& r = step.resolution;
     if (r.chosen) {
-      out += fmt::format("{} => {} [{}]\n", r.name, r.chosen->path, r.chosen->source);
+      out += fmt::format("{} => {} [{}]\n", e(r.name), e(r.chosen->path), e(r.chosen->source));
       const std::string about = describe_copy(report, *r.chosen);
       if (!about.empty()) {
-        out += "  " + about + "\n";
+        out += "  " + e(about) + "\n";
       }
       if (r.chosen->real_path != r.chosen->path) {
-        out += "  real file " + r.chosen->real_path + "\n";
+        out += "  real file " + e(r.chosen->real_path) + "\n";
       }
     } else if (r.fatal_error != 0) {
-      out +=
-          fmt::format("{} => fails: {} (dlopen stops the search there)\n", r.name, r.fatal_message);
+      out += fmt::format(
+          "{} => fails: {} (dlopen stops the search there)\n", e(r.name), e(r.fatal_message));
     } else {
-      out += fmt::format("{} => not found\n", r.name);
+      out += fmt::format("{} => not found\n", e(r.name));
     }
-    out +=
-        fmt::format("  asked for by {}{}\n",
-                    r.requested_by.empty() ? "a program without RPATH or RUNPATH" : r.requested_by,
-                    step.reason.empty() ? "" : " (" + step.reason + ")");
+    out += fmt::format("  asked for by {}{}\n",
+                       r.requested_by.empty() ? "a program without RPATH or RUNPATH"
+                                              : e(r.requested_by),
+                       step.reason.empty() ? "" : " (" + e(step.reason) + ")");
     out += "  paths considered, in order:\n";
     std::size_t n = 0;
     for (const loader::SearchStep& s : r.steps) {
-      const bool long_source = s.source.size() > k_source_column;
-      const auto of = s.source.find(" of ");
-      const std::string label = !long_source ? s.source
+      const std::string source = e(s.source);
+      const bool long_source = source.size() > k_source_column;
+      const auto of = source.find(" of ");
+      const std::string label = !long_source ? source
                                 : of != std::string::npos && of + 3 <= k_source_column
-                                    ? s.source.substr(0, of)
-                                    : s.source.substr(0, k_source_column);
-      out += fmt::format(
-          "    {:>2}. {:<28} {}{}\n", ++n, label, s.path.empty() ? "" : s.path + ": ", s.outcome);
+                                    ? source.substr(0, of)
+                                    : std::string(util::cut_utf8(source, k_source_column));
+      out += fmt::format("    {:>2}. {:<28} {}{}\n",
+                         ++n,
+                         label,
+                         s.path.empty() ? "" : e(s.path) + ": ",
+                         e(s.outcome));
       if (long_source) {
-        out += fmt::format("        ({})\n", s.source);
+        out += fmt::format("        ({})\n", source);
       }
     }
     if (!r.shadowed.empty()) {
@@ -168,7 +177,7 @@ std::string render_resolve_text(const ResolveReport& report) {
       for (const loader::Candidate& c : r.shadowed) {
         const std::string about = describe_copy(report, c);
         out += fmt::format(
-            "    {}{} [{}]\n", c.path, about.empty() ? "" : " (" + about + ")", c.source);
+            "    {}{} [{}]\n", e(c.path), about.empty() ? "" : " (" + e(about) + ")", e(c.source));
       }
     }
     out += "\n";
@@ -208,6 +217,7 @@ std::string render_resolve_json(const ResolveReport& report) {
     list.push_back(e);
   }
   j["resolutions"] = list;
+  keep_bytes(j);
   return j.dump(2) + "\n";
 }
 
