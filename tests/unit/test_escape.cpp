@@ -69,6 +69,7 @@ TEST(escape, code_spans_and_fences_outgrow_the_backticks_inside) {
   EXPECT_EQ(util::markdown_code_span("\x1b[2J"), "`\\x1b[2J`");
   EXPECT_EQ(util::markdown_fence("plain"), "```");
   EXPECT_EQ(util::markdown_fence("a ```` b"), "`````");
+  EXPECT_EQ(util::markdown_code_block("x ```\n"), "````\nx ```\n````\n");
 }
 
 TEST(escape, invalid_utf8_is_escaped_and_its_bytes_kept_in_hex) {

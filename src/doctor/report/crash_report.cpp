@@ -337,8 +337,8 @@ std::string render_crashes_markdown(const CrashReport& r, const CrashMeta& meta)
       for (const Evidence& e : inc.evidence) {
         block += escape_terminal(e.value) + "\n";
       }
-      const std::string fence = util::markdown_fence(block);
-      out += fence + "\n" + block + fence + "\n\n";
+      out += util::markdown_code_block(block);
+      out += "\n";
     }
     for (const std::string& n : inc.notes) {
       out += "- " + escape_markdown(n) + "\n";

@@ -325,8 +325,7 @@ std::string render_explain_markdown(const ExplainResult& r, const ExplainMeta& m
         block += evidence_text(r, l) + "\n";
       }
     }
-    const std::string fence = util::markdown_fence(block);
-    out += fence + "\n" + block + fence + "\n";
+    out += util::markdown_code_block(block);
     for (const auto& n : c.machine) {
       out += fmt::format("- {}{}\n",
                          escape_markdown(n.text),

@@ -126,6 +126,11 @@ std::string markdown_fence(std::string_view s) {
   return std::string(std::max<std::size_t>(3, longest_backtick_run(s) + 1), '`');
 }
 
+std::string markdown_code_block(std::string_view lines) {
+  const std::string fence = markdown_fence(lines);
+  return fmt::format("{}\n{}{}\n", fence, lines, fence);
+}
+
 std::string escape_invalid_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -44,6 +44,10 @@ std::string markdown_code_span(std::string_view s);
 // longest run of backticks in `s`.
 std::string markdown_fence(std::string_view s);
 
+// `lines` (each ending in a newline, already escaped for the terminal) as a Markdown code block
+// fenced by markdown_fence, so no line can close it.
+std::string markdown_code_block(std::string_view lines);
+
 // `s` with each byte that is not UTF-8 written as \xNN and every other character kept: what JSON
 // shows in place of a string that is not UTF-8 (the bytes themselves travel in a sibling field).
 std::string escape_invalid_utf8(std::string_view s);
