@@ -151,8 +151,11 @@ def tree(prefix="doctor-hostile-"):
     finally:
         for root, dirs, _ in os.walk(d):
             for name in dirs:
-                with contextlib.suppress(OSError):
-                    os.chmod(os.path.join(root, name), 0o755, follow_symlinks=False)
+                path = os.path.join(root, name)
+                # Linux has no lchmod: a link to a folder is left alone (its target is walked).
+                if not os.path.islink(path):
+                    with contextlib.suppress(OSError):
+                        os.chmod(path, 0o755)
         shutil.rmtree(d, ignore_errors=True)
 
 

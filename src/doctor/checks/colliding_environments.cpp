@@ -129,9 +129,11 @@ FindingDraft framework_not_found(const facts::Facts& facts,
                    : fmt::format("none of the {} paths the loader searches holds a loadable copy",
                                  paths_searched(r))},
               {"copy_dir", copy_dir},
-              {"copy_version", copy_version},
-              // The environment's own interpreter, so the reinstall lands in that environment.
-              {"pip", fmt::format("{}/bin/python -m pip", ctx.subject)}};
+              {"copy_version", copy_version}};
+  // The environment's own interpreter, so the reinstall lands in that environment.
+  util::Command pip;
+  pip.value(ctx.subject + "/bin/python").text(" -m pip");
+  d.commands = {{"pip", std::move(pip)}};
   d.evidence.push_back(Evidence{"loader", step.reason});
   add_search_steps(r, d);
   d.tags = distro_tags(facts);
@@ -379,13 +381,12 @@ void check_loader_stub(const facts::Facts& facts, const kb::KnowledgeBase& kb, F
       FindingDraft d;
       d.id = ids::k_loader_stub_libcuda;
       d.subject = r.chosen->path;
-      d.params = {{"stub", r.chosen->path},
-                  {"name", r.name},
-                  {"via", r.chosen->source},
-                  {"real", real},
-                  {"fix_command",
-                   kept.empty() ? std::string("unset LD_LIBRARY_PATH")
-                                : "export LD_LIBRARY_PATH=" + util::join(kept, ":")}};
+      d.params = {
+          {"stub", r.chosen->path}, {"name", r.name}, {"via", r.chosen->source}, {"real", real}};
+      d.commands = {{"fix_command",
+                     kept.empty()
+                         ? util::Command("unset LD_LIBRARY_PATH")
+                         : util::Command("export LD_LIBRARY_PATH=").value(util::join(kept, ":"))}};
       add_search_steps(r, d);
       out.add(std::move(d));
     }

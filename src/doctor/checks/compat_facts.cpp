@@ -135,28 +135,34 @@ std::optional<Version> framework_version(const facts::Framework& fw) {
   return fw.version ? Version::parse_prefix(*fw.version) : std::nullopt;
 }
 
-std::string pip_command(const facts::PythonEnv& env, kb::Os os) {
-  return os == kb::Os::windows ? fmt::format("{}\\python.exe -m pip", env.prefix)
-                               : fmt::format("{}/bin/python -m pip", env.prefix);
+util::Command pip_command(const facts::PythonEnv& env, kb::Os os) {
+  util::Command c;
+  c.value(os == kb::Os::windows ? env.prefix + "\\python.exe" : env.prefix + "/bin/python");
+  return c.text(" -m pip");
 }
 
-std::string install_command(const kb::FrameworkBuildRow& row,
-                            const facts::Framework& fw,
-                            const facts::PythonEnv& env,
-                            kb::Os os,
-                            bool same_release) {
-  const std::string pip = pip_command(env, os);
+util::Shell shell_for(kb::Os os) {
+  return os == kb::Os::windows ? util::Shell::cmd : util::Shell::posix;
+}
+
+util::Command install_command(const kb::FrameworkBuildRow& row,
+                              const facts::Framework& fw,
+                              const facts::PythonEnv& env,
+                              kb::Os os,
+                              bool same_release) {
+  util::Command pip = pip_command(env, os);
   const auto version = framework_version(fw);
   if (same_release && fw.name == "torch" && !row.variant.empty() && version) {
-    return fmt::format("{} install torch=={} --index-url https://download.pytorch.org/whl/{}",
-                       pip,
-                       version->str(),
-                       row.variant);
+    return pip.text(" install torch==")
+        .value(version->str())
+        .text(" --index-url https://download.pytorch.org/whl/")
+        .value(row.variant);
   }
+  // The row's command is the knowledge base's own text.
   if (row.install.starts_with("pip ")) {
-    return pip + row.install.substr(3);
+    return pip.text(row.install.substr(3));
   }
-  return row.install;
+  return util::Command(row.install);
 }
 
 std::vector<BuildArch> parse_build_archs(const std::vector<std::string>& archs) {

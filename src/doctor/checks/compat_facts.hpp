@@ -45,17 +45,20 @@ unsigned cudnn_cuda_major(const facts::CudnnInstall& inst);
 std::optional<Version> framework_version(const facts::Framework& fw);
 
 // The environment's own interpreter running pip ("/venv/bin/python -m pip"), so that a fix
-// installs into that environment.
-std::string pip_command(const facts::PythonEnv& env, kb::Os os);
+// installs into that environment; the prefix is a value, quoted when the command is rendered.
+util::Command pip_command(const facts::PythonEnv& env, kb::Os os);
+
+// The shell of the fix commands for a system: cmd.exe on Windows, sh elsewhere.
+util::Shell shell_for(kb::Os os);
 
 // The command that installs `row`'s build into `env`: for torch with `same_release` (the row
 // covers the installed release) that exact release from the variant's package index, else the
 // row's own command run by the environment's pip.
-std::string install_command(const kb::FrameworkBuildRow& row,
-                            const facts::Framework& fw,
-                            const facts::PythonEnv& env,
-                            kb::Os os,
-                            bool same_release);
+util::Command install_command(const kb::FrameworkBuildRow& row,
+                              const facts::Framework& fw,
+                              const facts::PythonEnv& env,
+                              kb::Os os,
+                              bool same_release);
 
 // One entry of a build's architecture list, in any of the spellings met: "sm_86", "compute_90",
 // "sm_90a" (fatbinary, TensorFlow), "8.6", "9.0+PTX" (torch's TORCH_CUDA_ARCH_LIST).

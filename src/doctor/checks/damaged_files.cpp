@@ -125,42 +125,44 @@ std::string dir_of(const std::string& path) {
 }
 
 // The pip of the environment whose site-packages holds `record` ("<sp>/<dist>.dist-info/RECORD").
-std::string pip_for(const facts::Facts& facts, const std::string& record) {
+util::Command pip_for(const facts::Facts& facts, const std::string& record) {
   const std::string site_packages = dir_of(dir_of(record));
   for (const facts::PythonEnv& env : facts.python_envs) {
     if (env.site_packages && *env.site_packages == site_packages
         && facts.collection.os_family == "linux") {
-      return fmt::format("{}/bin/python -m pip", env.prefix == "/" ? "" : env.prefix);
+      util::Command pip;
+      pip.value((env.prefix == "/" ? "" : env.prefix) + "/bin/python");
+      return pip.text(" -m pip");
     }
   }
-  return "pip";
+  return util::Command("pip");
 }
 
-// Returns the command that writes the file again, or "" where none is safe: a tree rearranged
-// from wheels (a toolkit's dist-info/) was not installed by pip, so pip cannot repair it.
-std::string reinstall_command(const facts::Facts& facts, const facts::FileVerification& v) {
+// Returns the command that writes the file again, or an empty one where none is safe: a tree
+// rearranged from wheels (a toolkit's dist-info/) was not installed by pip, so pip cannot repair
+// it. The package's name, version and folders come from records on the examined machine: values.
+util::Command reinstall_command(const facts::Facts& facts, const facts::FileVerification& v) {
   const auto [name, version] = split_package(v.package);
   if (v.manager == "pip") {
     if (v.record.find("/dist-info/") != std::string::npos) {
-      return "";
+      return {};
     }
-    return fmt::format("{} install --force-reinstall --no-deps {}",
-                       pip_for(facts, v.record),
-                       pinned(name, version));
+    return pip_for(facts, v.record)
+        .text(" install --force-reinstall --no-deps")
+        .arg(pinned(name, version));
   }
   if (v.manager == "conda") {
     const auto meta = v.record.rfind("/conda-meta/");
+    util::Command conda("conda install");
     if (meta != std::string::npos) {
-      return fmt::format("conda install -p {} --force-reinstall {}",
-                         meta == 0 ? "/" : v.record.substr(0, meta),
-                         pinned(name, version));
+      conda.text(" -p").arg(meta == 0 ? "/" : v.record.substr(0, meta));
     }
-    return fmt::format("conda install --force-reinstall {}", pinned(name, version));
+    return conda.text(" --force-reinstall").arg(pinned(name, version));
   }
   if (v.manager == "dpkg") {
-    return fmt::format("sudo apt install --reinstall {}", name);
+    return util::Command("sudo apt install --reinstall").arg(name);
   }
-  return "";
+  return {};
 }
 
 // True if the file was examined and its size is not the recorded one (then it was not hashed).
@@ -244,8 +246,8 @@ void check_integrity_hashes(const facts::Facts& facts, const kb::KnowledgeBase&,
                 {"package", v.package},
                 {"manager", v.manager},
                 {"record", v.record},
-                {"detail", describe_difference(v)},
-                {"reinstall", reinstall_command(facts, v)}};
+                {"detail", describe_difference(v)}};
+    d.commands = {{"reinstall", reinstall_command(facts, v)}};
     d.tags = {v.manager};
     d.evidence.push_back(Evidence{
         "record:" + v.record,

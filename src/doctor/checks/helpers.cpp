@@ -102,12 +102,54 @@ void add_cudnn_library_evidence(const facts::CudnnInstall& inst, FindingDraft& d
   }
 }
 
+namespace {
+
+// "/a/b/libx.so" -> {"/a/b", "libx.so"}.
+std::pair<std::string_view, std::string_view> split_path(std::string_view path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string_view::npos) {
+    return {"", path};
+  }
+  return {path.substr(0, slash), path.substr(slash + 1)};
+}
+
+// Steps k and k+1 belong to one run: the same source, outcome and file name, in another folder.
+bool same_run(const loader::SearchStep& a, const loader::SearchStep& b) {
+  return !a.path.empty() && !b.path.empty() && a.source == b.source && a.outcome == b.outcome
+         && split_path(a.path).second == split_path(b.path).second;
+}
+
+} // namespace
+
+// A search over many folders (a LD_LIBRARY_PATH of hundreds of cuDNN folders) repeats one line
+// per folder, and every finding about that search repeats them all again: the report grows with
+// the square of the folders. A run of k_search_run or more steps that differ only in the folder
+// is said once, with its count and its first and last folder, so each finding stays the same size.
 void add_search_steps(const loader::Resolution& r, FindingDraft& d) {
-  std::size_t n = 0;
-  for (const loader::SearchStep& s : r.steps) {
-    d.evidence.push_back(
-        Evidence{fmt::format("{}. {}", ++n, s.source),
-                 s.path.empty() ? s.outcome : fmt::format("{}: {}", s.path, s.outcome)});
+  const std::vector<loader::SearchStep>& steps = r.steps;
+  for (std::size_t i = 0; i < steps.size();) {
+    std::size_t end = i + 1;
+    while (end < steps.size() && same_run(steps[end - 1], steps[end])) {
+      ++end;
+    }
+    if (end - i < k_search_run) {
+      for (; i < end; ++i) {
+        const loader::SearchStep& s = steps[i];
+        d.evidence.push_back(
+            Evidence{fmt::format("{}. {}", i + 1, s.source),
+                     s.path.empty() ? s.outcome : fmt::format("{}: {}", s.path, s.outcome)});
+      }
+      continue;
+    }
+    const loader::SearchStep& first = steps[i];
+    d.evidence.push_back(Evidence{fmt::format("{}-{}. {}", i + 1, end, first.source),
+                                  fmt::format("{}: {} in each of {} folders, from {} to {}",
+                                              split_path(first.path).second,
+                                              first.outcome,
+                                              end - i,
+                                              split_path(first.path).first,
+                                              split_path(steps[end - 1].path).first)});
+    i = end;
   }
 }
 

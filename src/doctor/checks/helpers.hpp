@@ -61,7 +61,12 @@ PackageHint package_hint(const facts::CudnnInstall& install);
 // One evidence line per library of a cuDNN installation: its file, size and version.
 void add_cudnn_library_evidence(const facts::CudnnInstall& install, FindingDraft& d);
 
-// Evidence lines for a loader search: every path considered, numbered in the loader's order.
+// Steps of a search that differ only in the folder, this many or more in a row, make one line.
+inline constexpr std::size_t k_search_run = 8;
+
+// Evidence lines for a loader search: every path considered, numbered in the loader's order; a
+// run of k_search_run or more steps with the same source, file name and outcome is one line
+// ("2-201. LD_LIBRARY_PATH": "libx.so.9: absent in each of 200 folders, from /a to /z").
 void add_search_steps(const loader::Resolution& r, FindingDraft& d);
 
 // How many paths a loader search tried (its steps that name a path).

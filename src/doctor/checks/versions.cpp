@@ -149,8 +149,9 @@ void check_cudnn_for_framework(const facts::Facts& facts,
                   {"fw_cuda", fw_cuda != 0 ? std::to_string(fw_cuda) : "?"},
                   {"cudnn_cuda", cudnn_cuda != 0 ? std::to_string(cudnn_cuda) : "?"},
                   {"pin", pin},
-                  {"pip", pip_command(env, os)},
                   {"fw_name", fw.name}};
+      d.commands = {{"pip", pip_command(env, os)}};
+      d.shell = shell_for(os);
       d.evidence.push_back(Evidence{
           expected_source, fmt::format("{} was built with cuDNN {}", fw.name, expected->str())});
       d.evidence.push_back(evidence_of(inst->version, "cuDNN in " + inst->dir));
@@ -247,12 +248,16 @@ void check_gpu_arch(const facts::Facts& facts, const kb::KnowledgeBase& kb, Find
         FindingDraft d;
         d.id = ids::k_compat_gpu_arch_not_in_build;
         d.subject = fw.location;
-        d.params = {{"gpu", gpu.description},
-                    {"cc", gpu.cc->str()},
-                    {"framework", fmt::format("{} {}", fw.name, fw.version.value_or("?"))},
-                    {"archs", util::join(archs, " ")},
-                    {"install", fit ? install_command(*fit, fw, env, os, same_release) : ""},
-                    {"pip", pip_command(env, os)}};
+        d.params = {
+            {"gpu", gpu.description},
+            {"cc", gpu.cc->str()},
+            {"framework", fmt::format("{} {}", fw.name, fw.version.value_or("?"))},
+            {"archs", util::join(archs, " ")},
+        };
+        d.commands = {
+            {"install", fit ? install_command(*fit, fw, env, os, same_release) : util::Command()},
+            {"pip", pip_command(env, os)}};
+        d.shell = shell_for(os);
         d.evidence = gpu.evidence;
         const bool from_kb = archs_source.starts_with("kb: ");
         d.evidence.push_back(Evidence{from_kb ? "kb" : archs_source,
@@ -349,9 +354,9 @@ void check_tensorflow_windows(const facts::Facts& facts,
       FindingDraft d;
       d.id = ids::k_compat_tensorflow_windows_no_gpu;
       d.subject = fw.location;
-      d.params = {{"version", *fw.version},
-                  {"env", env.prefix},
-                  {"pip", pip_command(env, kb::Os::windows)}};
+      d.params = {{"version", *fw.version}, {"env", env.prefix}};
+      d.commands = {{"pip", pip_command(env, kb::Os::windows)}};
+      d.shell = util::Shell::cmd;
       d.evidence.push_back(evidence_of(fw.version, "TensorFlow in " + env.prefix));
       d.evidence.push_back(Evidence{"kb", (*none)->note + " Source: " + (*none)->source});
       if (has_nvidia_gpu(facts)) {

@@ -171,7 +171,7 @@ void check_driver_for_cuda(const facts::Facts& facts,
     }
     const kb::DriverBranchRow* last =
         last_branch ? compat.branch_of(Version::from_parts({*last_branch})) : nullptr;
-    std::string alternative;
+    util::Command alternative;
     if (c.framework) {
       d.tags.emplace_back("framework");
       if (const kb::FrameworkBuildRow* row =
@@ -188,9 +188,10 @@ void check_driver_for_cuda(const facts::Facts& facts,
                 {"driver_cuda", newest_cuda_of(compat, driver->version)},
                 {"required", (floor ? *floor : *full).str()},
                 {"toolkit_driver", full ? full->str() : std::string("(not known)")},
-                {"alternative", alternative},
                 {"last_branch", last_branch ? std::to_string(*last_branch) : ""},
                 {"last_branch_cuda", last ? last->max_cuda.str() : "(not known)"}};
+    d.commands = {{"alternative", std::move(alternative)}};
+    d.shell = shell_for(os);
     d.evidence.insert(d.evidence.begin(), c.evidence);
     d.evidence.insert(d.evidence.begin(), driver->evidence);
     const Version& needed = floor ? *floor : *full;

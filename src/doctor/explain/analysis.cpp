@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/explain/analysis.hpp>
+#include <doctor/util/escape.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -79,13 +80,8 @@ void Analysis::record(const std::vector<LineMatch>& matches, const util::TextLin
       e.input = input;
       e.line = line.number;
       e.part = line.part;
-      e.text =
-          line.text.size() <= k_evidence_bytes ? line.text : line.text.substr(0, k_evidence_bytes);
-      // Do not end inside a UTF-8 sequence.
-      while (!e.text.empty() && (static_cast<unsigned char>(e.text.back()) & 0xC0) == 0x80
-             && e.text.size() == k_evidence_bytes) {
-        e.text.pop_back();
-      }
+      // Cut on a character boundary: half a UTF-8 sequence is not text, and JSON cannot hold it.
+      e.text = util::cut_utf8(line.text, k_evidence_bytes);
       h.lines.push_back(std::move(e));
     }
   }

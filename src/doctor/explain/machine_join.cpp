@@ -4,6 +4,7 @@
 #include <doctor/loader/facts_probe.hpp>
 #include <doctor/loader/linux_search.hpp>
 #include <doctor/loader/windows_search.hpp>
+#include <doctor/util/shell.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -82,6 +83,16 @@ std::string env_of(const facts::Facts& facts, const char* name) {
   return it == facts.environment.end() ? std::string() : it->second;
 }
 
+// A note with a command for this machine, rendered for `shell`; where a value in it cannot be
+// quoted safely there, the note says why and offers no command.
+MachineNote note_with_command(std::string text, const util::Command& command, util::Shell shell) {
+  auto line = command.render(shell);
+  if (!line) {
+    return {fmt::format("{} ({}.)", text, line.error().message), "", true};
+  }
+  return {std::move(text), std::move(*line), true};
+}
+
 void join_library(ExplainedCause& c,
                   const std::string& lib,
                   const facts::Facts& facts,
@@ -131,25 +142,29 @@ void join_library(ExplainedCause& c,
       }
     }
     std::string dir = loader::windows_parent(copies.front());
-    c.machine.push_back(
-        {fmt::format("{} is in {}, which is not on PATH. Python 3.8 and later also ignore PATH "
-                     "for an extension's DLLs: call os.add_dll_directory(r\"{}\") before the "
-                     "import.",
-                     lib,
-                     dir,
-                     dir),
-         fmt::format("set PATH={};%PATH%", dir),
-         true});
+    // set "NAME=value": inside the quotes cmd.exe takes & | < > ( ) and spaces literally, and
+    // the quotes do not become part of PATH.
+    c.machine.push_back(note_with_command(
+        fmt::format("{} is in {}, which is not on PATH. Python 3.8 and later also ignore PATH "
+                    "for an extension's DLLs: call os.add_dll_directory(r\"{}\") before the "
+                    "import.",
+                    lib,
+                    dir,
+                    dir),
+        util::Command("set \"PATH=").value_in_double_quotes(dir).text(";%PATH%\""),
+        util::Shell::cmd));
     return;
   }
   std::string dir = dir_name(copies.front());
-  c.machine.push_back(
-      {fmt::format("{} is in {}, which the loader does not search for a program without "
-                   "RUNPATH (not on LD_LIBRARY_PATH, not in ld.so.cache).",
-                   lib,
-                   dir),
-       fmt::format("export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}", dir),
-       true});
+  c.machine.push_back(note_with_command(
+      fmt::format("{} is in {}, which the loader does not search for a program without "
+                  "RUNPATH (not on LD_LIBRARY_PATH, not in ld.so.cache).",
+                  lib,
+                  dir),
+      util::Command("export LD_LIBRARY_PATH=")
+          .value(dir)
+          .text("${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"),
+      util::Shell::posix));
 }
 
 std::string machine_driver(const facts::Facts& facts) {

@@ -29,6 +29,42 @@ void check_placeholders(std::string_view text,
   }
 }
 
+// A command's placeholders are quoted as whole words when the command is rendered, so none may
+// stand inside quotes the template opens ('…' or "…"): the value's quotes would end them.
+void check_command_placeholders(std::string_view command, const std::string& where) {
+  char open = 0;
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    const char c = command[i];
+    if (c == '{' && i + 1 < command.size() && command[i + 1] == '{') {
+      ++i; // "{{" is a literal brace
+    } else if (open != 0) {
+      open = c == open ? 0 : open;
+      if (c == '{') {
+        throw Invalid{fmt::format("{}: a placeholder inside quotes in \"command\"", where)};
+      }
+    } else if (c == '\'' || c == '"') {
+      open = c;
+    }
+  }
+}
+
+std::optional<util::Shell> parse_shell(const JsonRow& fix) {
+  const std::string name = fix.optional_text("shell");
+  if (name.empty()) {
+    return std::nullopt;
+  }
+  if (name == "sh") {
+    return util::Shell::posix;
+  }
+  if (name == "cmd") {
+    return util::Shell::cmd;
+  }
+  if (name == "powershell") {
+    return util::Shell::powershell;
+  }
+  fix.fail(fmt::format("\"shell\" is \"{}\", not one of sh, cmd, powershell", name));
+}
+
 constexpr std::pair<Family, std::string_view> k_families[] = {
     {Family::versions, "versions"},
     {Family::driver_conflicts, "driver_conflicts"},
@@ -94,8 +130,10 @@ std::vector<FindingTemplate> parse_findings(const Json& doc, const std::string& 
       f.text = fix.text("text");
       f.command = fix.optional_text("command");
       f.when = fix.optional_text("when");
+      f.shell = parse_shell(fix);
       check_placeholders(f.text, declared, fix.where());
       check_placeholders(f.command, declared, fix.where());
+      check_command_placeholders(f.command, fix.where());
       t.fixes.push_back(std::move(f));
     }
     t.source = row.text("source");

@@ -5,6 +5,7 @@
 #include <doctor/model/cause_class.hpp>
 #include <doctor/model/severity.hpp>
 #include <doctor/util/error.hpp>
+#include <doctor/util/shell.hpp>
 #include <doctor/util/version.hpp>
 
 #include <cstdint>
@@ -27,6 +28,8 @@ struct FixTemplate {
   std::string text;    // may use the finding's {params}
   std::string command; // may use {params}; empty if no command is safe
   std::string when;    // a tag the check must pass for this fix to apply; empty: always
+  // The shell the command is written for ("shell": "cmd" or "powershell"); unset: the draft's.
+  std::optional<util::Shell> shell;
 };
 
 // Where a finding belongs (findings.json "family"): one of the troubleshooting guide's eight

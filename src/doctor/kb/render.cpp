@@ -7,33 +7,92 @@
 
 namespace doctor::kb {
 
-Expected<std::string> fill(std::string_view text, const Params& params) {
-  auto names = placeholders(text);
-  if (!names) {
+namespace {
+
+// Walks a template: runs of the template's own text go to `literal`, each {name} to
+// `placeholder`, which returns false when it has no value; "{{" and "}}" are literal braces.
+// Returns an error for a malformed template or a placeholder without a value.
+template<typename Literal, typename Placeholder>
+Expected<void> walk(std::string_view text, Literal literal, Placeholder placeholder) {
+  if (auto names = placeholders(text); !names) {
     return tl::unexpected(names.error());
   }
-  std::string out;
-  out.reserve(text.size());
+  std::string run;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if ((c == '{' || c == '}') && i + 1 < text.size() && text[i + 1] == c) {
-      out += c;
+      run += c;
       ++i;
       continue;
     }
     if (c != '{') {
-      out += c;
+      run += c;
       continue;
     }
+    literal(run);
+    run.clear();
     const auto close = text.find('}', i);
     const std::string_view name = text.substr(i + 1, close - i - 1);
-    const auto it =
-        std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == name; });
-    if (it == params.end()) {
+    if (!placeholder(name)) {
       return make_error(ErrorCode::internal, fmt::format("no value for {{{}}}", name));
     }
-    out += it->second;
     i = close;
+  }
+  literal(run);
+  return {};
+}
+
+template<typename Pairs>
+auto find_named(const Pairs& pairs, std::string_view name) {
+  return std::find_if(pairs.begin(), pairs.end(), [&](const auto& p) { return p.first == name; });
+}
+
+} // namespace
+
+Expected<std::string> fill(std::string_view text, const Params& params) {
+  std::string out;
+  out.reserve(text.size());
+  auto done = walk(
+      text,
+      [&](std::string_view run) { out += run; },
+      [&](std::string_view name) {
+        const auto it = find_named(params, name);
+        if (it == params.end()) {
+          return false;
+        }
+        out += it->second;
+        return true;
+      });
+  if (!done) {
+    return tl::unexpected(done.error());
+  }
+  return out;
+}
+
+Expected<util::Command>
+fill_command(std::string_view text, const Params& params, const CommandParams& commands) {
+  util::Command out;
+  auto done = walk(
+      text,
+      [&](std::string_view run) {
+        if (!run.empty()) {
+          out.text(run);
+        }
+      },
+      [&](std::string_view name) {
+        if (const auto command = find_named(commands, name); command != commands.end()) {
+          out.append(command->second);
+          return true;
+        }
+        const auto it = find_named(params, name);
+        if (it == params.end()) {
+          return false;
+        }
+        out.value(it->second);
+        return true;
+      });
+  if (!done) {
+    return tl::unexpected(done.error());
   }
   return out;
 }
@@ -63,14 +122,20 @@ Expected<Finding> render(const KnowledgeBase& kb, const FindingDraft& draft) {
       continue;
     }
     auto text = fill(ft.text, draft.params);
-    auto command = fill(ft.command, draft.params);
+    auto command = fill_command(ft.command, draft.params, draft.commands);
     if (!text || !command) {
       return make_error(ErrorCode::internal,
                         fmt::format("{}: fix: {}",
                                     t->id,
                                     !text ? text.error().message : command.error().message));
     }
-    f.fixes.push_back(Fix{std::move(*text), std::move(*command)});
+    auto line = command->render(ft.shell.value_or(draft.shell));
+    if (!line) {
+      // The refusal is part of the advice: the reader learns why there is nothing to paste.
+      f.fixes.push_back(Fix{fmt::format("{} ({}.)", *text, line.error().message), ""});
+      continue;
+    }
+    f.fixes.push_back(Fix{std::move(*text), std::move(*line)});
   }
   return f;
 }

@@ -3,6 +3,7 @@
 
 #include <doctor/model/cause_class.hpp>
 #include <doctor/model/severity.hpp>
+#include <doctor/util/shell.hpp>
 
 #include <optional>
 #include <string>
@@ -43,11 +44,20 @@ struct Finding {
 // Named values a check passes to the knowledge base's message and fix templates.
 using Params = std::vector<std::pair<std::string, std::string>>;
 
+// Named commands (or starts of commands, "<prefix>/bin/python -m pip") a check builds for the
+// knowledge base's fix commands; their values are quoted when the fix is rendered.
+using CommandParams = std::vector<std::pair<std::string, util::Command>>;
+
 // What a check reports; the runner turns it into a Finding with the knowledge base's texts.
 struct FindingDraft {
   std::string id;
   std::string subject;
   Params params;
+  // Placeholders of fix commands that stand for commands; a command's other placeholders take
+  // `params`, each quoted as one word.
+  CommandParams commands;
+  // The shell of the fix commands whose template names none (Windows checks choose cmd.exe).
+  util::Shell shell = util::Shell::posix;
   std::vector<Evidence> evidence;
   // Tags select the knowledge base's fixes that apply ("pip", "conda", "apt"); fixes without a
   // "when" always apply.

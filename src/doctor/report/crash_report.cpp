@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/report/crash_report.hpp>
+#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/text_layout.hpp>
+#include <doctor/util/escape.hpp>
 #include <doctor/util/strings.hpp>
 #include <doctor/util/time.hpp>
 
@@ -63,6 +65,11 @@ std::string crash_summary_line(const CrashReport& r) {
                      parts.empty() ? "" : ": " + util::join(parts, ", "));
 }
 
+using util::escape_markdown;
+using util::escape_terminal;
+
+// Incidents carry what logs, dumps and event records said (module names, messages, paths): every
+// such string passes escape_terminal (escape_markdown) on its way out.
 void text_incident(std::string& out,
                    const CrashReport& r,
                    std::size_t index,
@@ -76,40 +83,43 @@ void text_incident(std::string& out,
   }
   out += "\n";
   out += st.apply(severity_color(inc.severity), fmt::format("{:<9}", severity_label(inc.severity)));
-  out += st.bold(inc.title) + count_text(inc) + "\n";
+  out += st.bold(escape_terminal(inc.title)) + count_text(inc) + "\n";
   out += wrap(fmt::format("cause: {} · {} {}{} · finding {}",
                           to_string(inc.cause_class),
                           to_string(inc.kind),
-                          inc.code,
-                          inc.name.empty() ? "" : " " + inc.name,
+                          escape_terminal(inc.code),
+                          inc.name.empty() ? "" : " " + escape_terminal(inc.name),
                           inc.finding),
               "         ",
               "         ");
   if (!inc.meaning.empty()) {
-    out += wrap(inc.meaning, "         ", "         ");
+    out += wrap(escape_terminal(inc.meaning), "         ", "         ");
   }
   if (!inc.evidence.empty()) {
     out += "         evidence:\n";
     std::string last_source;
     for (const Evidence& e : inc.evidence) {
       if (e.source != last_source) {
-        out += "           " + st.dim(e.source) + "\n";
+        out += "           " + st.dim(escape_terminal(e.source)) + "\n";
         last_source = e.source;
       }
-      out += wrap(e.value, "             ", "               ");
+      out += wrap(escape_terminal(e.value), "             ", "               ");
     }
   }
   if (inc.origins.size() > 1 || inc.count > inc.origins.size()) {
     out += fmt::format("         seen {} time(s), in {} place(s)\n", inc.count, inc.origins.size());
   }
   for (const std::string& n : inc.notes) {
-    out += wrap("note: " + n, "         ", "               ");
+    out += wrap("note: " + escape_terminal(n), "         ", "               ");
   }
   if (auto it = follows.find(index); it != follows.end()) {
     out += "         followed by:\n";
     for (std::size_t c : it->second) {
       const Incident& con = r.incidents[c];
-      out += wrap(fmt::format("- {}{} ({})", con.title, count_text(con), when_text(con.when)),
+      out += wrap(fmt::format("- {}{} ({})",
+                              escape_terminal(con.title),
+                              count_text(con),
+                              escape_terminal(when_text(con.when))),
                   "           ",
                   "             ");
     }
@@ -117,9 +127,12 @@ void text_incident(std::string& out,
   if (!inc.fixes.empty()) {
     out += "         next steps:\n";
     for (std::size_t k = 0; k < inc.fixes.size(); ++k) {
-      out += wrap(fmt::format("{}. {}", k + 1, inc.fixes[k].text), "           ", "              ");
+      out += wrap(fmt::format("{}. {}", k + 1, escape_terminal(inc.fixes[k].text)),
+                  "           ",
+                  "              ");
       if (!inc.fixes[k].command.empty()) {
-        out += "              " + st.apply("36", "$ " + inc.fixes[k].command) + "\n";
+        out +=
+            "              " + st.apply("36", "$ " + escape_terminal(inc.fixes[k].command)) + "\n";
       }
     }
   }
@@ -155,7 +168,8 @@ std::string when_text(const crash::When& when) {
 
 std::string render_crashes_text(const CrashReport& r, const CrashMeta& meta, bool color) {
   const Style st{color};
-  std::string out = st.bold(fmt::format("cudnn-doctor crashes — {}", meta.target)) + "\n";
+  std::string out =
+      st.bold(fmt::format("cudnn-doctor crashes — {}", escape_terminal(meta.target))) + "\n";
   out += crash_summary_line(r) + "\n";
   const auto follows = consequences(r);
   for (std::size_t i = 0; i < r.incidents.size(); ++i) {
@@ -169,19 +183,21 @@ std::string render_crashes_text(const CrashReport& r, const CrashMeta& meta, boo
   for (const Finding& f : r.notes) {
     out += "\n";
     out += st.apply(severity_color(f.severity), fmt::format("{:<9}", severity_label(f.severity)));
-    out += st.bold(f.title) + "\n";
-    out += wrap(f.message, "         ", "         ");
+    out += st.bold(escape_terminal(f.title)) + "\n";
+    out += wrap(escape_terminal(f.message), "         ", "         ");
     for (std::size_t k = 0; k < f.fixes.size(); ++k) {
-      out += wrap(fmt::format("{}. {}", k + 1, f.fixes[k].text), "           ", "              ");
+      out += wrap(fmt::format("{}. {}", k + 1, escape_terminal(f.fixes[k].text)),
+                  "           ",
+                  "              ");
       if (!f.fixes[k].command.empty()) {
-        out += "              " + st.apply("36", "$ " + f.fixes[k].command) + "\n";
+        out += "              " + st.apply("36", "$ " + escape_terminal(f.fixes[k].command)) + "\n";
       }
     }
   }
   out += "\n" + st.bold("Sources") + "\n";
   for (const crash::SourceStatus& s : r.sources) {
-    out += fmt::format("  {:<11}", s.status) + s.source + "\n";
-    std::string detail = s.detail;
+    out += fmt::format("  {:<11}", s.status) + escape_terminal(s.source) + "\n";
+    std::string detail = escape_terminal(s.detail);
     if (s.status == "read") {
       detail += fmt::format("; {} event(s) used", s.events);
     }
@@ -281,25 +297,27 @@ std::string render_crashes_json(const CrashReport& r, const CrashMeta& meta) {
     notes.push_back(std::move(n));
   }
   j["notes"] = notes;
+  keep_bytes(j);
   return j.dump(2) + "\n";
 }
 
 std::string render_crashes_markdown(const CrashReport& r, const CrashMeta& meta) {
-  std::string out =
-      fmt::format("## cudnn-doctor crashes — {}\n\n{}\n\n", meta.target, crash_summary_line(r));
+  std::string out = fmt::format("## cudnn-doctor crashes — {}\n\n{}\n\n",
+                                util::markdown_code_span(meta.target),
+                                crash_summary_line(r));
   if (!r.incidents.empty()) {
     out += "| # | time | kind | code | incident | cause class |\n|---|---|---|---|---|---|\n";
     for (std::size_t i = 0; i < r.incidents.size(); ++i) {
       const Incident& inc = r.incidents[i];
-      std::string title = util::replace_all(inc.title, "|", "\\|");
+      std::string title = escape_markdown(inc.title);
       if (inc.consequence_of) {
         title = fmt::format("↳ {} (after #{})", title, *inc.consequence_of + 1);
       }
       out += fmt::format("| {} | {} | {} | {} | {}{} | {} |\n",
                          i + 1,
-                         when_text(inc.when),
+                         escape_markdown(when_text(inc.when)),
                          to_string(inc.kind),
-                         inc.code,
+                         escape_markdown(inc.code),
                          title,
                          count_text(inc),
                          to_string(inc.cause_class));
@@ -310,34 +328,33 @@ std::string render_crashes_markdown(const CrashReport& r, const CrashMeta& meta)
     if (inc.consequence_of) {
       continue;
     }
-    out += fmt::format("\n### {}. {}\n\n", i + 1, inc.title);
+    out += fmt::format("\n### {}. {}\n\n", i + 1, escape_markdown(inc.title));
     if (!inc.meaning.empty()) {
-      out += inc.meaning + "\n\n";
+      out += escape_markdown(inc.meaning) + "\n\n";
     }
     if (!inc.evidence.empty()) {
-      out += "```\n";
+      std::string block;
       for (const Evidence& e : inc.evidence) {
-        out += e.value + "\n";
+        block += escape_terminal(e.value) + "\n";
       }
-      out += "```\n\n";
+      out += util::markdown_code_block(block);
+      out += "\n";
     }
     for (const std::string& n : inc.notes) {
-      out += "- " + n + "\n";
+      out += "- " + escape_markdown(n) + "\n";
     }
     for (std::size_t k = 0; k < inc.fixes.size(); ++k) {
-      out += fmt::format("{}. {}", k + 1, inc.fixes[k].text);
+      out += fmt::format("{}. {}", k + 1, escape_markdown(inc.fixes[k].text));
       if (!inc.fixes[k].command.empty()) {
-        out += fmt::format(" `{}`", inc.fixes[k].command);
+        out += " " + util::markdown_code_span(inc.fixes[k].command);
       }
       out += "\n";
     }
   }
   out += "\n| source | status | detail |\n|---|---|---|\n";
   for (const crash::SourceStatus& s : r.sources) {
-    out += fmt::format("| {} | {} | {} |\n",
-                       util::replace_all(s.source, "|", "\\|"),
-                       s.status,
-                       util::replace_all(s.detail, "|", "\\|"));
+    out += fmt::format(
+        "| {} | {} | {} |\n", escape_markdown(s.source), s.status, escape_markdown(s.detail));
   }
   return out;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/report/explain_report.hpp>
+#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/text_layout.hpp>
+#include <doctor/util/escape.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -15,6 +17,11 @@ using explain::ExplainedCause;
 using explain::ExplainResult;
 using explain::Mention;
 using Json = nlohmann::ordered_json;
+using util::escape_markdown;
+using util::escape_terminal;
+
+// The texts below hold the input's own lines and names: in text and Markdown each passes
+// util::escape_terminal (escape_markdown) on its way out, so a log line cannot drive the terminal.
 
 std::string input_line(const explain::InputSummary& in) {
   std::vector<std::string> parts;
@@ -38,11 +45,11 @@ std::string input_line(const explain::InputSummary& in) {
   if (in.decode.cut_lines > 0) {
     parts.push_back(fmt::format("{} long lines cut", in.decode.cut_lines));
   }
-  return fmt::format("{} ({})", in.name, util::join(parts, ", "));
+  return fmt::format("{} ({})", escape_terminal(in.name), util::join(parts, ", "));
 }
 
 std::string evidence_text(const ExplainResult& r, const EvidenceLine& l) {
-  return fmt::format("{}  {}", explain::where(r, l), l.text);
+  return escape_terminal(fmt::format("{}  {}", explain::where(r, l), l.text));
 }
 
 Json evidence_json(const ExplainResult& r, const std::vector<EvidenceLine>& lines) {
@@ -91,7 +98,8 @@ std::string text_evidence(const Style& st,
                           const EvidenceLine& l,
                           std::string_view indent) {
   const std::string more = std::string(indent) + "  ";
-  return std::string(indent) + st.dim(explain::where(r, l)) + "\n" + wrap(l.text, more, more);
+  return std::string(indent) + st.dim(escape_terminal(explain::where(r, l))) + "\n"
+         + wrap(escape_terminal(l.text), more, more);
 }
 
 std::string summary(const ExplainResult& r) {
@@ -106,7 +114,7 @@ std::string machine_line(const ExplainResult& r) {
   if (r.machine.empty()) {
     return "not used";
   }
-  return r.machine;
+  return escape_terminal(r.machine);
 }
 
 void text_mentions(std::string& out,
@@ -128,8 +136,11 @@ void text_mentions(std::string& out,
     // Where it first appears on a line of its own (the layout must not depend on the path's
     // length), then that line's start.
     if (!m.lines.empty()) {
-      out += "           " + st.dim("first at " + explain::where(r, m.lines.front())) + "\n";
-      out += st.dim("           " + first_columns(m.lines.front().text, k_width - 11)) + "\n";
+      out += "           "
+             + st.dim("first at " + escape_terminal(explain::where(r, m.lines.front()))) + "\n";
+      out +=
+          st.dim("           " + first_columns(escape_terminal(m.lines.front().text), k_width - 11))
+          + "\n";
     }
   }
 }
@@ -158,7 +169,7 @@ std::string render_explain_text(const ExplainResult& r, const ExplainMeta& meta,
                               c.confidence,
                               c.from_symptoms ? " · only symptoms matched" : ""))
            + "\n";
-    out += wrap(f.message, "         ", "         ");
+    out += wrap(escape_terminal(f.message), "         ", "         ");
     out += "         " + st.bold("Evidence")
            + (c.matches > c.lines.size()
                   ? st.dim(fmt::format(" ({} lines, first {} shown)", c.matches, c.lines.size()))
@@ -179,19 +190,23 @@ std::string render_explain_text(const ExplainResult& r, const ExplainMeta& meta,
     if (!c.machine.empty()) {
       out += "         " + st.bold("On the machine") + "\n";
       for (const explain::MachineNote& n : c.machine) {
-        out += wrap(
-            fmt::format("{} {}", n.confirms ? "+" : "-", n.text), "           ", "             ");
+        out += wrap(fmt::format("{} {}", n.confirms ? "+" : "-", escape_terminal(n.text)),
+                    "           ",
+                    "             ");
         if (!n.command.empty()) {
-          out += "             " + st.apply("32", "$ " + n.command) + "\n";
+          out += "             " + st.apply("32", "$ " + escape_terminal(n.command)) + "\n";
         }
       }
     }
     if (!f.fixes.empty()) {
       out += "         " + st.bold("Fix") + "\n";
       for (std::size_t k = 0; k < f.fixes.size(); ++k) {
-        out += wrap(fmt::format("{}. {}", k + 1, f.fixes[k].text), "           ", "              ");
+        out += wrap(fmt::format("{}. {}", k + 1, escape_terminal(f.fixes[k].text)),
+                    "           ",
+                    "              ");
         if (!f.fixes[k].command.empty()) {
-          out += "              " + st.apply("32", "$ " + f.fixes[k].command) + "\n";
+          out +=
+              "              " + st.apply("32", "$ " + escape_terminal(f.fixes[k].command)) + "\n";
         }
       }
     }
@@ -279,6 +294,7 @@ std::string render_explain_json(const ExplainResult& r, const ExplainMeta& meta)
       doc[key].push_back(mention_json(r, m));
     }
   }
+  keep_bytes(doc);
   return doc.dump(2) + "\n";
 }
 
@@ -286,35 +302,41 @@ std::string render_explain_markdown(const ExplainResult& r, const ExplainMeta& m
   std::string out =
       fmt::format("### cudnn-doctor {} · explain: {}\n\n", meta.tool_version, summary(r));
   for (const auto& in : r.inputs) {
-    out += fmt::format("- read {}\n", input_line(in));
+    out += fmt::format("- read {}\n", escape_markdown(input_line(in)));
   }
-  out += fmt::format("- machine: {}\n", machine_line(r));
+  out += fmt::format("- machine: {}\n", escape_markdown(machine_line(r)));
   for (std::size_t i = 0; i < r.causes.size(); ++i) {
     const ExplainedCause& c = r.causes[i];
     out += fmt::format("\n#### {}. {}\n\n`{}` · `{}` · confidence {}\n\n{}\n\n",
                        i + 1,
-                       c.finding.title,
+                       c.finding.title, // the knowledge base's own text
                        c.finding.id,
                        to_string(c.finding.cause_class),
                        c.confidence,
-                       c.finding.message);
-    out += "```\n";
+                       escape_markdown(c.finding.message));
+    // A code block shows the lines as they are (escaped for the terminal); its fence is longer
+    // than any run of backticks in them, so no line can close it.
+    std::string block;
     for (const EvidenceLine& l : c.lines) {
-      out += evidence_text(r, l) + "\n";
+      block += evidence_text(r, l) + "\n";
     }
     for (const Mention& m : c.consequences) {
       for (const EvidenceLine& l : m.lines) {
-        out += evidence_text(r, l) + "\n";
+        block += evidence_text(r, l) + "\n";
       }
     }
-    out += "```\n";
+    out += util::markdown_code_block(block);
     for (const auto& n : c.machine) {
-      out += fmt::format("- {}{}\n", n.text, n.command.empty() ? "" : " `" + n.command + "`");
+      out += fmt::format("- {}{}\n",
+                         escape_markdown(n.text),
+                         n.command.empty() ? "" : " " + util::markdown_code_span(n.command));
     }
     for (std::size_t k = 0; k < c.finding.fixes.size(); ++k) {
       const Fix& f = c.finding.fixes[k];
-      out +=
-          fmt::format("{}. {}{}\n", k + 1, f.text, f.command.empty() ? "" : " `" + f.command + "`");
+      out += fmt::format("{}. {}{}\n",
+                         k + 1,
+                         escape_markdown(f.text),
+                         f.command.empty() ? "" : " " + util::markdown_code_span(f.command));
     }
   }
   return out;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/report.hpp>
 
 #include <nlohmann/json.hpp>
@@ -145,7 +146,8 @@ std::string render_json(const Report& report) {
                         {"fixes", fixes}});
   }
   j["findings"] = findings;
-  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  keep_bytes(j);
+  return j.dump(2) + "\n";
 }
 
 } // namespace doctor::report

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/signatures.hpp>
+#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/kb_report.hpp>
+#include <doctor/util/escape.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -57,19 +59,24 @@ KbSummary summarize_kb(const kb::KnowledgeBase& kb, std::string checked) {
 std::string render_kb_text(const KbSummary& summary) {
   std::string out;
   if (!summary.checked.empty()) {
-    out += fmt::format("valid: {}\n", summary.checked);
+    out += fmt::format("valid: {}\n", util::escape_terminal(summary.checked));
   }
   out += fmt::format("knowledge base {}\n\n", summary.version);
   std::size_t name_width = 4;
   std::size_t origin_width = 6;
+  // A --kb-dir folder's names are the user's: shown escaped.
   for (const kb::KbFileInfo& f : summary.files) {
-    name_width = std::max(name_width, f.name.size());
-    origin_width = std::max(origin_width, f.origin.size());
+    name_width = std::max(name_width, util::escape_terminal(f.name).size());
+    origin_width = std::max(origin_width, util::escape_terminal(f.origin).size());
   }
   out += fmt::format("{:<{}}  {:<{}}  {:>6}\n", "file", name_width, "origin", origin_width, "rows");
   for (const kb::KbFileInfo& f : summary.files) {
-    out +=
-        fmt::format("{:<{}}  {:<{}}  {:>6}\n", f.name, name_width, f.origin, origin_width, f.rows);
+    out += fmt::format("{:<{}}  {:<{}}  {:>6}\n",
+                       util::escape_terminal(f.name),
+                       name_width,
+                       util::escape_terminal(f.origin),
+                       origin_width,
+                       f.rows);
   }
   out += fmt::format("\n{} rows, {} distinct sources\n", summary.rows, summary.distinct_sources);
   return out;
@@ -88,6 +95,7 @@ std::string render_kb_json(const KbSummary& summary) {
   }
   doc["rows"] = summary.rows;
   doc["distinct_sources"] = summary.distinct_sources;
+  keep_bytes(doc);
   return doc.dump(2) + "\n";
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/report/report.hpp>
+#include <doctor/util/escape.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -8,21 +9,14 @@ namespace doctor::report {
 
 namespace {
 
-// Escapes the characters that would break a table cell or start Markdown markup.
+// Every untrusted string (paths, names, messages filled with them) is text or a code span, made
+// inert by util: no markup, link, HTML or control character survives.
 std::string cell(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>') {
-      out += '\\';
-    }
-    out += c;
-  }
-  return out;
+  return util::escape_markdown(s);
 }
 
 std::string code_span(std::string_view s) {
-  return s.find('`') == std::string_view::npos ? fmt::format("`{}`", s)
-                                               : fmt::format("`` {} ``", s);
+  return util::markdown_code_span(s);
 }
 
 std::string_view severity_mark(Severity s) {
@@ -79,7 +73,9 @@ std::string render_markdown(const Report& report) {
       for (std::size_t i = 0; i < f.fixes.size(); ++i) {
         out += fmt::format("{}. {}\n", i + 1, cell(f.fixes[i].text));
         if (!f.fixes[i].command.empty()) {
-          out += fmt::format("   ```sh\n   {}\n   ```\n", f.fixes[i].command);
+          const std::string command = util::escape_terminal(f.fixes[i].command);
+          const std::string fence = util::markdown_fence(command);
+          out += fmt::format("   {}sh\n   {}\n   {}\n", fence, command, fence);
         }
       }
     }

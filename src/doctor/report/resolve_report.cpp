@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/resolve_report.hpp>
+#include <doctor/util/escape.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -57,31 +59,35 @@ Json copy_json(const ResolveReport& report, const loader::Candidate& c) {
           {"about", describe_copy(report, c)}};
 }
 
+// Every name, path, source and outcome comes from an examined file (DT_NEEDED strings, folder
+// names): each is escaped for the terminal.
 void render_tree_entries(const std::vector<TreeEntry>& entries, int depth, std::string& out) {
   const std::string indent(static_cast<std::size_t>(depth) * 4, ' ');
+  const auto x = [](std::string_view s) { return util::escape_terminal(s); };
   for (const TreeEntry& e : entries) {
     const loader::Resolution& r = e.resolution;
     if (!r.chosen) {
-      out += r.fatal_error != 0 ? fmt::format("{}{} fails: {}\n", indent, e.name, r.fatal_message)
+      out += r.fatal_error != 0
+                 ? fmt::format("{}{} fails: {}\n", indent, x(e.name), x(r.fatal_message))
              : !r.undetermined.empty()
-                 ? fmt::format("{}{} cannot tell: {}\n", indent, e.name, r.undetermined)
-                 : fmt::format("{}{} not found\n", indent, e.name);
+                 ? fmt::format("{}{} cannot tell: {}\n", indent, x(e.name), x(r.undetermined))
+                 : fmt::format("{}{} not found\n", indent, x(e.name));
       std::size_t n = 0;
       for (const loader::SearchStep& s : r.steps) {
         out += fmt::format("{}    {}. {}: {}{}\n",
                            indent,
                            ++n,
-                           s.source,
-                           s.path.empty() ? "" : s.path + ": ",
-                           s.outcome);
+                           x(s.source),
+                           s.path.empty() ? "" : x(s.path) + ": ",
+                           x(s.outcome));
       }
       continue;
     }
     out += fmt::format("{}{} => {} [{}]{}\n",
                        indent,
-                       e.name,
-                       r.chosen->path,
-                       r.chosen->source,
+                       x(e.name),
+                       x(r.chosen->path),
+                       x(r.chosen->source),
                        e.seen ? " (see above)" : "");
     render_tree_entries(e.needed, depth + 1, out);
   }
@@ -124,47 +130,54 @@ std::string describe_copy(const ResolveReport& report, const loader::Candidate& 
   return util::join(parts, ", ");
 }
 
+// Paths, sonames and the loader's messages come from the examined machine: each passes
+// util::escape_terminal on its way out.
 std::string render_resolve_text(const ResolveReport& report) {
+  const auto e = [](std::string_view s) { return util::escape_terminal(s); };
   std::string out;
   if (!report.context.empty()) {
-    out += report.context + "\n\n";
+    out += e(report.context) + "\n\n";
   }
   for (const loader::LoadStep& step : report.steps) {
     const loader::Resolution& r = step.resolution;
     if (r.chosen) {
-      out += fmt::format("{} => {} [{}]\n", r.name, r.chosen->path, r.chosen->source);
+      out += fmt::format("{} => {} [{}]\n", e(r.name), e(r.chosen->path), e(r.chosen->source));
       const std::string about = describe_copy(report, *r.chosen);
       if (!about.empty()) {
-        out += "  " + about + "\n";
+        out += "  " + e(about) + "\n";
       }
       if (r.chosen->real_path != r.chosen->path) {
-        out += "  real file " + r.chosen->real_path + "\n";
+        out += "  real file " + e(r.chosen->real_path) + "\n";
       }
     } else if (r.fatal_error != 0) {
-      out +=
-          fmt::format("{} => fails: {} (dlopen stops the search there)\n", r.name, r.fatal_message);
+      out += fmt::format(
+          "{} => fails: {} (dlopen stops the search there)\n", e(r.name), e(r.fatal_message));
     } else if (!r.undetermined.empty()) {
-      out += fmt::format("{} => cannot tell: {}\n", r.name, r.undetermined);
+      out += fmt::format("{} => cannot tell: {}\n", e(r.name), e(r.undetermined));
     } else {
-      out += fmt::format("{} => not found\n", r.name);
+      out += fmt::format("{} => not found\n", e(r.name));
     }
-    out +=
-        fmt::format("  asked for by {}{}\n",
-                    r.requested_by.empty() ? "a program without RPATH or RUNPATH" : r.requested_by,
-                    step.reason.empty() ? "" : " (" + step.reason + ")");
+    out += fmt::format("  asked for by {}{}\n",
+                       r.requested_by.empty() ? "a program without RPATH or RUNPATH"
+                                              : e(r.requested_by),
+                       step.reason.empty() ? "" : " (" + e(step.reason) + ")");
     out += "  paths considered, in order:\n";
     std::size_t n = 0;
     for (const loader::SearchStep& s : r.steps) {
-      const bool long_source = s.source.size() > k_source_column;
-      const auto of = s.source.find(" of ");
-      const std::string label = !long_source ? s.source
+      const std::string source = e(s.source);
+      const bool long_source = source.size() > k_source_column;
+      const auto of = source.find(" of ");
+      const std::string label = !long_source ? source
                                 : of != std::string::npos && of + 3 <= k_source_column
-                                    ? s.source.substr(0, of)
-                                    : s.source.substr(0, k_source_column);
-      out += fmt::format(
-          "    {:>2}. {:<28} {}{}\n", ++n, label, s.path.empty() ? "" : s.path + ": ", s.outcome);
+                                    ? source.substr(0, of)
+                                    : std::string(util::cut_utf8(source, k_source_column));
+      out += fmt::format("    {:>2}. {:<28} {}{}\n",
+                         ++n,
+                         label,
+                         s.path.empty() ? "" : e(s.path) + ": ",
+                         e(s.outcome));
       if (long_source) {
-        out += fmt::format("        ({})\n", s.source);
+        out += fmt::format("        ({})\n", source);
       }
     }
     if (!r.shadowed.empty()) {
@@ -172,7 +185,7 @@ std::string render_resolve_text(const ResolveReport& report) {
       for (const loader::Candidate& c : r.shadowed) {
         const std::string about = describe_copy(report, c);
         out += fmt::format(
-            "    {}{} [{}]\n", c.path, about.empty() ? "" : " (" + about + ")", c.source);
+            "    {}{} [{}]\n", e(c.path), about.empty() ? "" : " (" + e(about) + ")", e(c.source));
       }
     }
     out += "\n";
@@ -215,12 +228,15 @@ std::string render_resolve_json(const ResolveReport& report) {
     list.push_back(e);
   }
   j["resolutions"] = list;
+  keep_bytes(j);
   return j.dump(2) + "\n";
 }
 
 std::string render_resolve_tree(const ResolveTree& tree) {
   std::string out =
-      fmt::format("{} [{}]\n", tree.path, tree.soname.empty() ? "no soname" : tree.soname);
+      fmt::format("{} [{}]\n",
+                  util::escape_terminal(tree.path),
+                  tree.soname.empty() ? "no soname" : util::escape_terminal(tree.soname));
   render_tree_entries(tree.needed, 1, out);
   return out;
 }

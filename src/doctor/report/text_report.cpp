@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/report/report.hpp>
 #include <doctor/report/text_layout.hpp>
+#include <doctor/util/escape.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -27,42 +28,52 @@ std::string findings_summary_line(const std::vector<Finding>& findings) {
 
 } // namespace
 
+// Every string that comes from the examined machine or a file (paths, names, versions, the
+// messages and fixes filled with them) passes util::escape_terminal on its way out, so none can
+// move the cursor, recolour, retitle the window or start a line of its own.
 std::string render_text(const Report& report, bool color) {
+  using util::escape_terminal;
   const Style st{color};
   std::string out;
   out += st.bold(fmt::format("cudnn-doctor {}", report.tool_version));
-  out +=
-      st.dim(fmt::format(" · {} of {}\n\n",
-                         report.command,
-                         report.target_kind == "live" ? std::string("this machine")
-                                                      : report.target_kind + " " + report.target));
+  out += st.dim(fmt::format(" · {} of {}\n\n",
+                            report.command,
+                            report.target_kind == "live"
+                                ? std::string("this machine")
+                                : report.target_kind + " " + escape_terminal(report.target)));
   out += st.bold("Inventory") + "\n";
   for (const InventoryLine& line : describe_inventory(report.inventory)) {
     for (std::size_t i = 0; i < line.values.size(); ++i) {
       out += i == 0 ? st.bold(fmt::format("  {:<8}", line.label)) : std::string(10, ' ');
-      out += line.values[i] + "\n";
+      out += escape_terminal(line.values[i]) + "\n";
     }
   }
   out += "\n" + st.bold(fmt::format("Findings: {}", findings_summary_line(report.findings))) + "\n";
   for (const Finding& f : report.findings) {
     out += "\n";
     out += st.apply(severity_color(f.severity), fmt::format("{:<8}", severity_label(f.severity)));
-    out += " " + st.bold(f.title) + "\n";
-    out += st.dim(fmt::format("         {} · {} · {}", f.id, to_string(f.cause_class), f.subject))
+    out += " " + st.bold(escape_terminal(f.title)) + "\n";
+    out += st.dim(fmt::format(
+               "         {} · {} · {}", f.id, to_string(f.cause_class), escape_terminal(f.subject)))
            + "\n";
-    out += wrap(f.message, "         ", "         ");
+    out += wrap(escape_terminal(f.message), "         ", "         ");
     if (!f.evidence.empty()) {
       out += "         " + st.bold("Evidence") + "\n";
       for (const Evidence& e : f.evidence) {
-        out += wrap(fmt::format("- {}: {}", e.source, e.value), "           ", "             ");
+        out += wrap(fmt::format("- {}: {}", escape_terminal(e.source), escape_terminal(e.value)),
+                    "           ",
+                    "             ");
       }
     }
     if (!f.fixes.empty()) {
       out += "         " + st.bold("Fix") + "\n";
       for (std::size_t i = 0; i < f.fixes.size(); ++i) {
-        out += wrap(fmt::format("{}. {}", i + 1, f.fixes[i].text), "           ", "              ");
+        out += wrap(fmt::format("{}. {}", i + 1, escape_terminal(f.fixes[i].text)),
+                    "           ",
+                    "              ");
         if (!f.fixes[i].command.empty()) {
-          out += "              " + st.apply("32", "$ " + f.fixes[i].command) + "\n";
+          out +=
+              "              " + st.apply("32", "$ " + escape_terminal(f.fixes[i].command)) + "\n";
         }
       }
     }

@@ -12,7 +12,8 @@ bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-// Length of the valid UTF-8 sequence starting at `s[i]`, or 0 if it is not valid.
+} // namespace
+
 std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   const auto c = static_cast<unsigned char>(s[i]);
   std::size_t len = 0;
@@ -46,7 +47,23 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   return len;
 }
 
-} // namespace
+std::uint32_t utf8_code_point(std::string_view seq) {
+  const auto b = [&](std::size_t k) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(seq[k]));
+  };
+  switch (seq.size()) {
+  case 1:
+    return b(0);
+  case 2:
+    return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+  case 3:
+    return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  case 4:
+    return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+  default:
+    return 0xFFFD;
+  }
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) {

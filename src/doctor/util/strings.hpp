@@ -43,6 +43,13 @@ std::string_view unquote(std::string_view s);
 // Replaces every occurrence of `from` in `s` with `to`.
 std::string replace_all(std::string_view s, std::string_view from, std::string_view to);
 
+// Length of the valid UTF-8 sequence starting at `s[i]` (1 to 4), or 0 if none starts there
+// (a stray byte, a truncated or overlong sequence, a surrogate, a value above U+10FFFF).
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
+
+// The code point of `seq`, one valid UTF-8 sequence (as utf8_sequence_length measured it).
+std::uint32_t utf8_code_point(std::string_view seq);
+
 // Appends code point `cp` as UTF-8; a surrogate or a value above U+10FFFF becomes U+FFFD.
 void append_utf8(std::string& out, std::uint32_t cp);
 
