@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <signal.h>
