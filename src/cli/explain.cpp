@@ -8,6 +8,8 @@
 #include <doctor/checks/runner.hpp>
 #include <doctor/explain/machine_join.hpp>
 #include <doctor/explain/scan.hpp>
+#include <doctor/platform/file_stat.hpp>
+#include <doctor/platform/input_file.hpp>
 #include <doctor/platform/terminal.hpp>
 #include <doctor/report/explain_report.hpp>
 
@@ -41,7 +43,11 @@ Expected<void> scan_stdin(explain::Analysis& analysis) {
   return explain::scan_input("<stdin>", read, analysis);
 }
 
-Expected<void> scan_file(const std::string& path, explain::Analysis& analysis) {
+// A pipe the user named on the command line (`explain <(python train.py 2>&1)`, a FIFO a
+// training job writes to) is read as a stream, as standard input is: the user asked for it, and
+// it waits for its writer as `cat` would. Everything else is read through platform::InputFile,
+// which reads regular files only.
+Expected<void> scan_pipe(const std::string& path, explain::Analysis& analysis) {
   std::ifstream in(std::filesystem::path(path), std::ios::binary);
   if (!in) {
     return make_error(ErrorCode::io, fmt::format("{}: cannot open", path));
@@ -53,6 +59,19 @@ Expected<void> scan_file(const std::string& path, explain::Analysis& analysis) {
     }
     return static_cast<std::size_t>(in.gcount());
   };
+  return explain::scan_input(path, read, analysis);
+}
+
+Expected<void> scan_file(const std::string& path, explain::Analysis& analysis) {
+  auto file = platform::InputFile::open(path);
+  if (!file) {
+    const auto st = platform::stat_path(path);
+    if (file.error().code == ErrorCode::not_regular && st && st->kind == platform::FileKind::fifo) {
+      return scan_pipe(path, analysis);
+    }
+    return tl::unexpected(file.error());
+  }
+  explain::ReadFn read = [&](char* buffer, std::size_t size) { return file->read(buffer, size); };
   return explain::scan_input(path, read, analysis);
 }
 

@@ -61,5 +61,47 @@ def utf8_line_in_a_gbk_log_keeps_its_first_letter():
         expect(evidence == [utf8_line.rstrip("\r\n")], evidence)
 
 
+@test
+def a_device_named_as_a_log_is_refused_not_read_forever():
+    # /dev/zero never ends and /dev/tty would wait for a keyboard: neither is a log.
+    r = x.run(["explain", "--no-machine", "/dev/zero"], timeout=30, rss_mb=400)
+    x.expect_usage_error(r, "/dev/zero: is a character device, not a regular file")
+
+
+@test
+def a_socket_named_as_a_log_is_refused():
+    import socket
+    with x.tree() as root:
+        path = os.path.join(root, "train.log")
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(path)
+        try:
+            r = x.run(["explain", "--no-machine", path], timeout=30)
+        finally:
+            s.close()
+        x.expect_usage_error(r, "is a socket, not a regular file")
+
+
+@test
+def a_pipe_the_user_names_is_read_as_a_stream():
+    # `explain <(python train.py 2>&1)`: the user asked for the pipe, so it is read to its end,
+    # as standard input is.
+    import threading
+    with x.tree() as root:
+        path = x.fifo(os.path.join(root, "train.fifo"))
+
+        def writer():
+            with open(path, "w") as f:
+                f.write("Could not load library libcudnn_cnn_infer.so.8. Error: "
+                        "libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory\n")
+        t = threading.Thread(target=writer)
+        t.start()
+        r = x.run(["explain", "--no-machine", "--format", "json", path], timeout=60)
+        t.join(10)
+        x.expect_exit(r, 0)
+        doc = r.json()
+        expect(doc["causes"], doc)
+
+
 if __name__ == "__main__":
     x.main()
