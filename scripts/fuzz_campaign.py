@@ -7,6 +7,9 @@ timeout input is kept there as crash-*, leak-* or timeout-*.
 
     cmake --preset fuzz && cmake --build --preset fuzz
     scripts/fuzz_campaign.py --seconds 600 [--parallel 2] [--nice] [TARGET ...]
+
+One input may take 30 s (-timeout=30): the first input of a target loads the whole knowledge
+base, which takes seconds under the sanitizers on a busy machine.
 """
 import argparse
 import concurrent.futures
@@ -27,7 +30,7 @@ def run_target(build, target, seconds, nice):
     os.makedirs(corpus, exist_ok=True)
     seeds = os.path.join(SOURCE, "tests", "fuzz", "corpus", name)
     cmd = ([] if not nice else ["nice", "-n", "19"]) + [
-        os.path.join(build, "tests", "fuzz", target), f"-max_total_time={seconds}", "-timeout=10",
+        os.path.join(build, "tests", "fuzz", target), f"-max_total_time={seconds}", "-timeout=30",
         "-rss_limit_mb=2048", "-print_final_stats=1", f"-artifact_prefix={work}/", corpus, seeds]
     p = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     log = p.stderr
