@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <fstream>
 #include <system_error>
+#include <utility>
 
 namespace doctor::platform {
 
@@ -90,6 +91,30 @@ std::string_view to_string(FileKind kind) {
     return "other";
   }
   return "other";
+}
+
+// InputFile's members that do not depend on the platform (close() and open() do).
+InputFile::InputFile(InputFile&& other) noexcept
+    : m_handle(std::exchange(other.m_handle, -1))
+    , m_stat(other.m_stat)
+    , m_path(std::move(other.m_path)) {}
+
+InputFile& InputFile::operator=(InputFile&& other) noexcept {
+  if (this != &other) {
+    close();
+    m_handle = std::exchange(other.m_handle, -1);
+    m_stat = other.m_stat;
+    m_path = std::move(other.m_path);
+  }
+  return *this;
+}
+
+InputFile::~InputFile() {
+  close();
+}
+
+std::intptr_t InputFile::release() {
+  return std::exchange(m_handle, -1);
 }
 
 std::string_view describe(FileKind kind) {

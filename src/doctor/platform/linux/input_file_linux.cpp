@@ -95,34 +95,11 @@ Expected<InputFile> InputFile::open(const std::filesystem::path& path, Accept ac
   return out;
 }
 
-InputFile::InputFile(InputFile&& other) noexcept
-    : m_handle(std::exchange(other.m_handle, -1))
-    , m_stat(other.m_stat)
-    , m_path(std::move(other.m_path)) {}
-
-InputFile& InputFile::operator=(InputFile&& other) noexcept {
-  if (this != &other) {
-    close();
-    m_handle = std::exchange(other.m_handle, -1);
-    m_stat = other.m_stat;
-    m_path = std::move(other.m_path);
-  }
-  return *this;
-}
-
-InputFile::~InputFile() {
-  close();
-}
-
 void InputFile::close() {
   if (m_handle >= 0) {
     ::close(static_cast<int>(m_handle));
     m_handle = -1;
   }
-}
-
-std::intptr_t InputFile::release() {
-  return std::exchange(m_handle, -1);
 }
 
 Expected<std::size_t> InputFile::read(char* buffer, std::size_t size) {
