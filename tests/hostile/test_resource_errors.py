@@ -43,13 +43,6 @@ def expect_cannot_tell(r, why):
 
 @test
 def out_of_descriptors_resolve_says_cannot_tell():
-    if x.SANITIZED:
-        # The sanitizers' runtime itself fails with so few descriptors left (UBSan's vptr check
-        # misfires in CLI11 before the doctor runs); the unit tests
-        # input_file_resources.opening_with_no_descriptor_left and
-        # linux_search.resource_error_is_undetermined_not_absent cover that path there.
-        print("  (sanitized build: not run; the unit tests cover EMFILE)")
-        return
     with x.tree() as root:
         library_tree(root)
         # stdin, stdout, stderr and one more: the library's O_PATH open takes the last
@@ -61,10 +54,6 @@ def out_of_descriptors_resolve_says_cannot_tell():
 
 @test
 def out_of_address_space_resolve_says_cannot_tell():
-    if x.SANITIZED:
-        print("  (sanitized build: AddressSanitizer cannot run under RLIMIT_AS; "
-              "input_file_resources.mapping_under_rlimit_as covers it)")
-        return
     if not os.path.isfile(CUBLASLT):
         print(f"  ({CUBLASLT} is not here: not run)")
         return
@@ -76,8 +65,8 @@ def out_of_address_space_resolve_says_cannot_tell():
 
 @test
 def out_of_address_space_tree_is_no_elf_verdict():
-    if x.SANITIZED or not os.path.isfile(CUBLASLT):
-        print("  (sanitized build or no libcublasLt: not run)")
+    if not os.path.isfile(CUBLASLT):
+        print(f"  ({CUBLASLT} is not here: not run)")
         return
     r = x.run(["resolve", "--tree", CUBLASLT], timeout=60,
               preexec=limit(resource.RLIMIT_AS, 400_000 * 1024))
@@ -86,5 +75,15 @@ def out_of_address_space_tree_is_no_elf_verdict():
     expect("not an ELF file" not in r.err, f"{r!r}")
 
 
+def probe():
+    # A sanitized build cannot run these at all (above): the suite says it was skipped (ctest
+    # shows it as not run) instead of passing without having run anything.
+    if x.SANITIZED:
+        return ("sanitized build: the sanitizers' runtime fails under RLIMIT_AS and with four "
+                "descriptors; the unit tests input_file_resources.* and "
+                "linux_search.resource_error_is_undetermined_not_absent cover these paths here")
+    return None
+
+
 if __name__ == "__main__":
-    x.main()
+    x.main(probe)
