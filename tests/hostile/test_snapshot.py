@@ -233,5 +233,41 @@ def odd_bytes_in_keys_do_not_reach_the_terminal():
     expect("\x1b" not in r.err and "\x07" not in r.err, f"control bytes on stderr: {r!r}")
 
 
+@test
+def a_folder_name_that_is_not_utf8_survives_a_snapshot():
+    # A folder name may be any bytes. The snapshot keeps them (k and k_bytes), and checking the
+    # snapshot gives the findings of the live run, naming the same folder.
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden"))
+    import scenario_lib
+    odd = "/opt/cudnn-" + os.fsdecode(b"\xff\xfe")
+    with x.tree() as root:
+        t = scenario_lib.Tree(root)
+        t.ubuntu_base()
+        t.elf(f"{odd}/libcudnn.so.9", "libcudnn.so.9")
+        env = ["--env", f"LD_LIBRARY_PATH={odd}"]
+        snap = os.path.join(root, "..", os.path.basename(root) + ".json")
+        try:
+            r = x.run(["snapshot", "--sysroot", root, "--no-nvml", *env, "-o", snap], timeout=120)
+            x.expect_exit(r, 0)
+            raw = open(snap, "rb").read()
+            expect(b"\xef\xbf\xbd" not in raw, "the snapshot replaced bytes with U+FFFD")
+            expect(b'"LD_LIBRARY_PATH_bytes": "2f6f70742f6375646e6e2dfffe"' in raw,
+                   "the environment value lost its bytes")
+            live = x.run(["check", "--sysroot", root, "--no-nvml", *env, "--format", "json"],
+                         timeout=120)
+            again = x.run(["check", "--snapshot", snap, "--format", "json"], timeout=120)
+            expect(live.code == again.code, f"{live!r}\n{again!r}")
+
+            def findings(r):
+                return sorted((f["id"], f.get("subject", ""), f.get("subject_bytes", ""))
+                              for f in r.json()["findings"])
+            expect(findings(live) == findings(again), f"{findings(live)}\n{findings(again)}")
+            expect("2f6f70742f6375646e6e2dfffe" in again.out, "no finding names the folder's bytes")
+        finally:
+            if os.path.exists(snap):
+                os.unlink(snap)
+
+
 if __name__ == "__main__":
     x.main()

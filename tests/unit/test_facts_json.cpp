@@ -69,6 +69,39 @@ TEST(facts_json, round_trip_gives_the_same_findings) {
   EXPECT_EQ(test::run_all(*back), test::run_all(original));
 }
 
+TEST(facts_json, names_that_are_not_utf8_keep_their_bytes_through_a_snapshot) {
+  // A folder name may be any bytes: the snapshot must give back the same facts, not U+FFFD.
+  auto f = rich_facts();
+  const std::string odd = "/opt/cudnn-\xff\xfe-\xe4\xb8";
+  f.cuda_toolkits[0].path = odd;
+  f.cuda_toolkits[0].aliases = {"/usr/local/cuda", odd + "/alias"};
+  f.linker.default_dirs = {odd, "/usr/lib"};
+  const std::string text = facts::to_json_text(f);
+  EXPECT_NE(text.find("\"path\": \"/opt/cudnn-\\\\xff\\\\xfe-\\\\xe4\\\\xb8\""), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"path_bytes\": \"2f6f70742f6375646e6e2dfffe2de4b8\""), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(text).dump().find("\\ufffd"), std::string::npos);
+  auto back = facts::from_json_text(text);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->cuda_toolkits[0].path, odd);
+  EXPECT_EQ(back->cuda_toolkits[0].aliases, f.cuda_toolkits[0].aliases);
+  EXPECT_EQ(back->linker.default_dirs, f.linker.default_dirs);
+  EXPECT_EQ(*back, f);
+}
+
+TEST(facts_json, a_bytes_member_that_is_not_hexadecimal_is_refused) {
+  auto f = rich_facts();
+  f.cuda_toolkits[0].path = "/opt/\xff";
+  std::string text = facts::to_json_text(f);
+  const auto at = text.find("\"path_bytes\": \"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at + 15, 2, "zz");
+  auto back = facts::from_json_text(text);
+  ASSERT_FALSE(back);
+  EXPECT_NE(back.error().message.find("\"*_bytes\" member"), std::string::npos)
+      << back.error().message;
+}
+
 TEST(facts_json, versions_keep_their_spelling_and_unknowns_their_reason) {
   const std::string text = facts::to_json_text(rich_facts());
   EXPECT_NE(text.find("\"535.261.03\""), std::string::npos);

@@ -2,6 +2,7 @@
 #include <doctor/model/facts_json.hpp>
 #include <doctor/model/facts_values.hpp>
 #include <doctor/util/json.hpp>
+#include <doctor/util/json_bytes.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -421,8 +422,11 @@ nlohmann::ordered_json to_json(const Facts& facts) {
 }
 
 std::string to_json_text(const Facts& facts) {
-  return to_json(facts).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-         + "\n";
+  // A name that is not UTF-8 keeps its bytes (util::keep_bytes: "k" escaped, "k_bytes" in hex);
+  // from_json_text puts them back, so a snapshot gives the same facts as the run that wrote it.
+  nlohmann::ordered_json j = to_json(facts);
+  util::keep_bytes(j);
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 Expected<Facts> from_json_text(std::string_view text) {
@@ -449,6 +453,11 @@ Expected<Facts> from_json_text(std::string_view text) {
               "snapshot schema {} is not supported (this build reads {})",
               util::sanitize(schema.dump(-1, ' ', true, Json::error_handler_t::replace), 80),
               k_snapshot_schema));
+    }
+    if (!util::restore_bytes(j)) {
+      return make_error(ErrorCode::parse,
+                        "malformed snapshot: a \"*_bytes\" member is not the hexadecimal bytes "
+                        "of the member beside it");
     }
     Facts facts;
     Reader r;

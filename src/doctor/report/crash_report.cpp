@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/report/crash_report.hpp>
-#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/text_layout.hpp>
 #include <doctor/util/escape.hpp>
+#include <doctor/util/json_bytes.hpp>
 #include <doctor/util/strings.hpp>
 #include <doctor/util/time.hpp>
 
@@ -297,7 +297,7 @@ std::string render_crashes_json(const CrashReport& r, const CrashMeta& meta) {
     notes.push_back(std::move(n));
   }
   j["notes"] = notes;
-  keep_bytes(j);
+  util::keep_bytes(j);
   return j.dump(2) + "\n";
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/report/explain_report.hpp>
-#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/text_layout.hpp>
 #include <doctor/util/escape.hpp>
+#include <doctor/util/json_bytes.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -294,7 +294,7 @@ std::string render_explain_json(const ExplainResult& r, const ExplainMeta& meta)
       doc[key].push_back(mention_json(r, m));
     }
   }
-  keep_bytes(doc);
+  util::keep_bytes(doc);
   return doc.dump(2) + "\n";
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/report.hpp>
+#include <doctor/util/json_bytes.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -146,7 +146,7 @@ std::string render_json(const Report& report) {
                         {"fixes", fixes}});
   }
   j["findings"] = findings;
-  keep_bytes(j);
+  util::keep_bytes(j);
   return j.dump(2) + "\n";
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/signatures.hpp>
-#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/kb_report.hpp>
 #include <doctor/util/escape.hpp>
+#include <doctor/util/json_bytes.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -95,7 +95,7 @@ std::string render_kb_json(const KbSummary& summary) {
   }
   doc["rows"] = summary.rows;
   doc["distinct_sources"] = summary.distinct_sources;
-  keep_bytes(doc);
+  util::keep_bytes(doc);
   return doc.dump(2) + "\n";
 }
 

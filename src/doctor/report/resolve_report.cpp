@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/report/json_bytes.hpp>
 #include <doctor/report/resolve_report.hpp>
 #include <doctor/util/escape.hpp>
+#include <doctor/util/json_bytes.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -228,7 +228,7 @@ std::string render_resolve_json(const ResolveReport& report) {
     list.push_back(e);
   }
   j["resolutions"] = list;
-  keep_bytes(j);
+  util::keep_bytes(j);
   return j.dump(2) + "\n";
 }
 

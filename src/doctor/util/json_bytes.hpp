@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // JSON holds text, and the names on a machine need not be text: a folder name may be any bytes
-// but / and NUL. The JSON reports keep such a name findable (docs/report.md, "Bytes that are not
-// UTF-8").
+// but / and NUL. The JSON reports and snapshots keep such a name findable (docs/report.md, "Bytes
+// that are not UTF-8"; docs/snapshot.md).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-namespace doctor::report {
+namespace doctor::util {
 
 // Makes every string in `doc` valid UTF-8 without losing a byte. A member "k" whose string is not
 // UTF-8 shows it with each such byte as \xNN (util::escape_invalid_utf8) and gains a sibling
@@ -16,4 +16,11 @@ namespace doctor::report {
 // a document of valid text is unchanged.
 void keep_bytes(nlohmann::ordered_json& doc);
 
-} // namespace doctor::report
+// The inverse of keep_bytes for the members it writes: every "k_bytes" beside a string "k" puts
+// those bytes back into "k", and beside an array "k" into each item it gives, and is removed.
+// Returns false (with `doc` partly restored) when a "k_bytes" beside a string or array "k" is not
+// what keep_bytes writes: hexadecimal of an even length, or an array as long as "k" of such
+// strings and nulls. Keys that keep_bytes escaped stay escaped.
+bool restore_bytes(nlohmann::ordered_json& doc);
+
+} // namespace doctor::util
