@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/util/escape.hpp>
 #include <doctor/util/json_bytes.hpp>
+#include <doctor/util/strings.hpp>
 
 #include <optional>
 #include <string>
@@ -34,26 +35,14 @@ Json array_bytes(const Json& array) {
 
 // The bytes of `hex` (as hex_bytes writes them, either case), or nullopt.
 std::optional<std::string> from_hex(const std::string& hex) {
-  const auto digit = [](char c) -> int {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
-  };
   if (hex.size() % 2 != 0) {
     return std::nullopt;
   }
   std::string out;
   out.reserve(hex.size() / 2);
   for (std::size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = digit(hex[i]);
-    const int lo = digit(hex[i + 1]);
+    const int hi = hex_digit(hex[i]);
+    const int lo = hex_digit(hex[i + 1]);
     if (hi < 0 || lo < 0) {
       return std::nullopt;
     }
