@@ -355,6 +355,114 @@ struct UnreadablePath {
   bool operator==(const UnreadablePath&) const = default;
 };
 
+// ---- Windows (collect/windows/, read live through the Win32 API or offline from the hives of a
+// mounted Windows disk; every path is a Windows path, "C:\\Windows\\System32\\nvcuda.dll") ----
+
+// A display adapter as the display class key
+// (HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}\NNNN)
+// records its driver.
+struct DisplayAdapter {
+  std::string key;                // the class subkey: "0000"
+  std::string description;        // DriverDesc: "NVIDIA GeForce RTX 3090"
+  std::string provider;           // ProviderName: "NVIDIA"
+  std::string driver_version;     // DriverVersion: "32.0.15.6094"
+  Fact<std::string> nvidia_version; // "560.94", decoded from driver_version (NVIDIA only)
+  std::string driver_date;        // DriverDate: "9-5-2024"
+  std::string inf_path;           // InfPath: "oem12.inf"
+  std::string matching_device_id; // MatchingDeviceId: "pci\\ven_10de&dev_2204&subsys_…"
+  std::uint32_t vendor_id = 0;    // from matching_device_id (0x10de NVIDIA, 0x8086 Intel, …)
+  std::uint32_t device_id = 0;
+  bool operator==(const DisplayAdapter&) const = default;
+};
+
+// A page file as Session Manager\Memory Management\PagingFiles lists it, with the free space of
+// its drive.
+struct PageFile {
+  std::string path;                  // "C:\\pagefile.sys"; "?:\\pagefile.sys" for "any drive"
+  bool system_managed = false;       // "0 0" sizes: Windows sizes it
+  std::uint64_t initial_size = 0;    // bytes (0 when system managed)
+  std::uint64_t maximum_size = 0;    // bytes (0 when system managed)
+  Fact<std::uint64_t> drive_free;    // free bytes on its drive (live only)
+  bool operator==(const PageFile&) const = default;
+};
+
+// A Python registered under Software\Python (PEP 514), as the py launcher finds it.
+struct PythonRegistration {
+  std::string hive;         // "HKCU", "HKLM", "HKLM32" (the 32-bit view)
+  std::string company;      // "PythonCore", "ContinuumAnalytics", …
+  std::string tag;          // "3.11", "3.11-32"
+  std::string install_path; // InstallPath's default value
+  std::string executable;   // InstallPath\ExecutablePath, or install_path\\python.exe
+  std::string version;      // SysVersion or Version, when recorded
+  std::string display_name;
+  bool operator==(const PythonRegistration&) const = default;
+};
+
+// An installed Visual C++ redistributable, from the key
+// HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes\<arch>.
+struct VcRuntime {
+  std::string arch;    // "x64", "x86", "arm64"
+  std::string version; // "v14.40.33810.00" as recorded
+  bool installed = false;
+  bool operator==(const VcRuntime&) const = default;
+};
+
+// GraphicsDrivers' timeout detection and recovery settings; a value not set is unknown with the
+// reason "not set (Windows default …)".
+struct TdrSettings {
+  Fact<std::uint64_t> tdr_level;
+  Fact<std::uint64_t> tdr_delay;     // seconds
+  Fact<std::uint64_t> tdr_ddi_delay; // seconds
+  bool operator==(const TdrSettings&) const = default;
+};
+
+// CrashControl: whether and where Windows writes crash dumps.
+struct CrashDumpSettings {
+  Fact<std::uint64_t> crash_dump_enabled; // 0 none, 1 complete, 2 kernel, 3 small, 7 automatic
+  Fact<std::string> minidump_dir;         // "%SystemRoot%\\Minidump", as recorded
+  Fact<std::string> dump_file;            // "%SystemRoot%\\MEMORY.DMP"
+  bool operator==(const CrashDumpSettings&) const = default;
+};
+
+// A file the current user may not read or execute, or one Windows marks as downloaded from the
+// internet (an NTFS Zone.Identifier stream: SmartScreen may block it).
+struct WindowsFileAccess {
+  std::string path;
+  bool readable = true;
+  bool executable = true;
+  std::uint32_t zone = 0;    // ZoneId of Zone.Identifier; 0: none (3: internet)
+  std::string authenticode;  // "valid", "unsigned", "invalid: <WinVerifyTrust result>", "" not asked
+  bool operator==(const WindowsFileAccess&) const = default;
+};
+
+struct WindowsInfo {
+  Fact<std::string> product_name;    // "Windows 11 Pro" (CurrentVersion\ProductName, corrected)
+  Fact<std::string> edition_id;      // "Professional"
+  Fact<std::string> display_version; // "23H2"
+  Fact<std::string> build;           // "10.0.22631.4037": RtlGetVersion and UBR
+  std::string windows_dir = "C:\\Windows"; // %SystemRoot%
+  std::string system32;                      // "C:\\Windows\\System32"
+  Fact<std::vector<std::string>> known_dlls; // Session Manager\KnownDLLs value data
+  Fact<bool> safe_dll_search_mode;
+  Fact<std::vector<PageFile>> page_files;
+  Fact<bool> automatic_page_file; // AutomaticManagedPagefile (Win32_ComputerSystem)
+  Fact<std::vector<DisplayAdapter>> display_adapters;
+  // Driver store folders of NVIDIA display driver packages
+  // ("C:\\Windows\\System32\\DriverStore\\FileRepository\\nv_dispi.inf_amd64_…"), sorted.
+  Fact<std::vector<std::string>> nvidia_driver_packages;
+  // HKCU\Software\Microsoft\DirectX\UserGpuPreferences: application path → "GpuPreference=2;".
+  Fact<std::map<std::string, std::string>> gpu_preferences;
+  Fact<std::string> machine_path; // HKLM\…\Session Manager\Environment\Path, unexpanded
+  Fact<std::string> user_path;    // HKCU\Environment\Path, unexpanded
+  Fact<std::vector<PythonRegistration>> python_registrations;
+  Fact<std::vector<VcRuntime>> vc_runtimes;
+  Fact<TdrSettings> tdr;
+  Fact<CrashDumpSettings> crash_dumps;
+  Fact<bool> elevated; // the doctor runs elevated (live only)
+  std::vector<WindowsFileAccess> file_access; // sorted by path; only files with something to say
+  bool operator==(const WindowsInfo&) const = default;
+};
+
 struct Facts {
   CollectionInfo collection;
   std::map<std::string, std::string> environment; // GPU-relevant variables that are set
@@ -371,6 +479,7 @@ struct Facts {
   std::vector<ProbedPath> probed_paths; // sorted by path
   IntegrityInfo integrity;
   std::vector<UnreadablePath> unreadable; // sorted by path
+  WindowsInfo windows;                    // os_family "windows" only
   bool operator==(const Facts&) const = default;
 };
 

@@ -398,6 +398,53 @@ DOCTOR_FACTS_FIELDS(FileVerification,
 DOCTOR_FACTS_FIELDS(UnreadPackageRecord, record, manager, package, reason)
 DOCTOR_FACTS_FIELDS(IntegrityInfo, requested, files, unread_records, files_hashed, bytes_hashed)
 DOCTOR_FACTS_FIELDS(UnreadablePath, path, what, error, message)
+DOCTOR_FACTS_FIELDS(DisplayAdapter,
+                    key,
+                    description,
+                    provider,
+                    driver_version,
+                    nvidia_version,
+                    driver_date,
+                    inf_path,
+                    matching_device_id,
+                    vendor_id,
+                    device_id)
+DOCTOR_FACTS_FIELDS(
+    PageFile, path, system_managed, initial_size, maximum_size, drive_free)
+DOCTOR_FACTS_FIELDS(PythonRegistration,
+                    hive,
+                    company,
+                    tag,
+                    install_path,
+                    executable,
+                    version,
+                    display_name)
+DOCTOR_FACTS_FIELDS(VcRuntime, arch, version, installed)
+DOCTOR_FACTS_FIELDS(TdrSettings, tdr_level, tdr_delay, tdr_ddi_delay)
+DOCTOR_FACTS_FIELDS(CrashDumpSettings, crash_dump_enabled, minidump_dir, dump_file)
+DOCTOR_FACTS_FIELDS(WindowsFileAccess, path, readable, executable, zone, authenticode)
+DOCTOR_FACTS_FIELDS(WindowsInfo,
+                    product_name,
+                    edition_id,
+                    display_version,
+                    build,
+                    windows_dir,
+                    system32,
+                    known_dlls,
+                    safe_dll_search_mode,
+                    page_files,
+                    automatic_page_file,
+                    display_adapters,
+                    nvidia_driver_packages,
+                    gpu_preferences,
+                    machine_path,
+                    user_path,
+                    python_registrations,
+                    vc_runtimes,
+                    tdr,
+                    crash_dumps,
+                    elevated,
+                    file_access)
 DOCTOR_FACTS_FIELDS(Facts,
                     collection,
                     environment,
@@ -413,11 +460,17 @@ DOCTOR_FACTS_FIELDS(Facts,
                     binaries,
                     probed_paths,
                     integrity,
-                    unreadable)
+                    unreadable,
+                    windows)
 
 nlohmann::ordered_json to_json(const Facts& facts) {
   nlohmann::ordered_json j;
   to_json(j, facts);
+  // The Windows section says nothing about a Linux machine: leave it out there, so Linux
+  // snapshots stay as they were.
+  if (facts.collection.os_family != "windows") {
+    j.erase("windows");
+  }
   return j;
 }
 

@@ -5,6 +5,7 @@
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/file_stat.hpp>
 #include <doctor/platform/mapped_file.hpp>
+#include <doctor/platform/registry.hpp>
 #include <doctor/util/error.hpp>
 
 #include <filesystem>
@@ -39,6 +40,11 @@ public:
   const Environment& env() const { return m_env; }
   OsFamily os() const { return m_os; }
   bool is_live() const { return m_live; }
+
+  // The examined Windows machine's registry (live, or the hives of a mounted disk); nullptr when
+  // there is none (a Linux machine, or a Windows tree whose hives could not be opened).
+  const Registry* registry() const { return m_registry.get(); }
+  void set_registry(std::shared_ptr<const Registry> registry) { m_registry = std::move(registry); }
 
   // Returns the host path of `inner` without following links (lexical join; ".." is removed
   // lexically and never climbs above the root).
@@ -90,6 +96,7 @@ private:
   OsFamily m_os;
   bool m_live;
   std::shared_ptr<ComponentCache> m_components;
+  std::shared_ptr<const Registry> m_registry;
 };
 
 } // namespace doctor::platform
