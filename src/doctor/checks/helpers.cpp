@@ -127,35 +127,52 @@ bool same_run(const loader::SearchStep& a, const loader::SearchStep& b) {
 // is said once, with its count and its first and last folder, so each finding stays the same size.
 void add_search_steps(const loader::Resolution& r, FindingDraft& d) {
   const std::vector<loader::SearchStep>& steps = r.steps;
+  const auto run_line = [&](std::size_t number,
+                            std::size_t count,
+                            const loader::SearchStep& first,
+                            std::string_view last_path) {
+    d.evidence.push_back(
+        Evidence{fmt::format("{}-{}. {}", number, number + count - 1, first.source),
+                 fmt::format("{}: {} in each of {} folders, from {} to {}",
+                             split_path(first.path).second,
+                             first.outcome,
+                             count,
+                             split_path(first.path).first,
+                             split_path(last_path).first)});
+  };
+  std::size_t number = 1; // of the next path considered (a folded step stands for several)
   for (std::size_t i = 0; i < steps.size();) {
+    if (steps[i].count > 1) { // folded by the search itself
+      run_line(number, steps[i].count, steps[i], steps[i].last_path);
+      number += steps[i].count;
+      ++i;
+      continue;
+    }
     std::size_t end = i + 1;
-    while (end < steps.size() && same_run(steps[end - 1], steps[end])) {
+    while (end < steps.size() && steps[end].count == 1 && same_run(steps[end - 1], steps[end])) {
       ++end;
     }
     if (end - i < k_search_run) {
       for (; i < end; ++i) {
         const loader::SearchStep& s = steps[i];
         d.evidence.push_back(
-            Evidence{fmt::format("{}. {}", i + 1, s.source),
+            Evidence{fmt::format("{}. {}", number++, s.source),
                      s.path.empty() ? s.outcome : fmt::format("{}: {}", s.path, s.outcome)});
       }
       continue;
     }
-    const loader::SearchStep& first = steps[i];
-    d.evidence.push_back(Evidence{fmt::format("{}-{}. {}", i + 1, end, first.source),
-                                  fmt::format("{}: {} in each of {} folders, from {} to {}",
-                                              split_path(first.path).second,
-                                              first.outcome,
-                                              end - i,
-                                              split_path(first.path).first,
-                                              split_path(steps[end - 1].path).first)});
+    run_line(number, end - i, steps[i], steps[end - 1].path);
+    number += end - i;
     i = end;
   }
 }
 
 std::size_t paths_searched(const loader::Resolution& r) {
-  return static_cast<std::size_t>(std::count_if(
-      r.steps.begin(), r.steps.end(), [](const loader::SearchStep& s) { return !s.path.empty(); }));
+  std::size_t n = 0;
+  for (const loader::SearchStep& s : r.steps) {
+    n += s.path.empty() ? 0 : s.count;
+  }
+  return n;
 }
 
 std::vector<loader::LoadContext> loader_contexts(const facts::Facts& facts,

@@ -4,8 +4,8 @@
 #include <doctor/loader/file_probe.hpp>
 #include <doctor/model/facts.hpp>
 
-#include <map>
 #include <string>
+#include <unordered_map>
 
 namespace doctor::loader {
 
@@ -18,8 +18,8 @@ public:
   const facts::BinaryInfo* binary(const std::string& real_path) const;
 
 private:
-  std::map<std::string, const facts::ProbedPath*> m_probed;
-  std::map<std::string, const facts::BinaryInfo*> m_binaries;
+  std::unordered_map<std::string, const facts::ProbedPath*> m_probed;
+  std::unordered_map<std::string, const facts::BinaryInfo*> m_binaries;
 };
 
 } // namespace doctor::loader

@@ -8,9 +8,32 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace doctor::loader {
+
+// What the LD_LIBRARY_PATH part of a search gave for one name, started with nothing found or
+// tried before it: that part is then the same for every caller of the same ELF class and
+// machine (the list, the name and the files do not change during one analysis).
+struct LdLibraryPathSegment {
+  std::vector<SearchStep> steps; // folded (SearchStep::count)
+  std::optional<Candidate> chosen;
+  std::vector<Candidate> shadowed;
+  bool unknown = false;
+  unsigned fatal_error = 0;
+  std::string fatal_message;
+  std::string undetermined;
+  bool list_over = false;
+  std::unordered_set<std::string> tried;     // paths tried
+  std::unordered_set<std::string> seen_real; // real paths of the loadable candidates met
+};
+
+struct LdLibraryPathMemo {
+  const FileProbe* probe = nullptr; // the probe the segments were found through
+  // name, ELF class and machine -> segment (node-based: a search keeps a pointer to its entry)
+  std::unordered_map<std::string, LdLibraryPathSegment> segments;
+};
 
 namespace {
 
@@ -96,19 +119,85 @@ private:
   const LinuxLoaderConfig& m_config;
   FileProbe& m_probe;
   bool m_use_preload = true;
+  // Adds a step, folding it into a run of steps that differ only in the folder
+  // (SearchStep::count) once the run is k_step_run long.
+  void push(SearchStep step);
+  // The LD_LIBRARY_PATH part of the search (step 2).
+  void search_ld_library_path();
+  // Whether `path` was tried before in this search / `real` was met as a loadable candidate
+  // before; then records it.
+  bool first_try(const std::string& path);
+  bool first_sighting(const std::string& real);
+
   Resolution m_result;
-  std::set<std::string> m_seen_real;
-  std::set<std::string> m_tried;
+  std::unordered_set<std::string> m_seen_real;
+  std::unordered_set<std::string> m_tried;
+  // The LD_LIBRARY_PATH segment this search took from the memo (its tried and seen paths count
+  // as this search's own), or nullptr.
+  const LdLibraryPathSegment* m_segment = nullptr;
   // ld.so gave up the list being searched (a socket): its remaining entries are not tried. Each
   // source (an object's RPATH, LD_LIBRARY_PATH, RUNPATH, the default directories) is one list.
   bool m_list_over = false;
 };
 
+namespace {
+
+std::string_view file_name_of(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// Whether `b` continues the run `a` is in: the same source and outcome, the same file name in
+// another folder, neither one a loadable candidate.
+bool continues_run(const SearchStep& a, const SearchStep& b) {
+  return !a.found && !b.found && !a.path.empty() && !b.path.empty() && a.via == b.via
+         && a.source == b.source && a.outcome == b.outcome
+         && file_name_of(a.path) == file_name_of(b.path);
+}
+
+} // namespace
+
+void LinuxSearch::push(SearchStep step) {
+  std::vector<SearchStep>& steps = m_result.steps;
+  if (!steps.empty() && steps.back().count > 1 && continues_run(steps.back(), step)) {
+    ++steps.back().count;
+    steps.back().last_path = std::move(step.path);
+    return;
+  }
+  std::size_t run = 0; // unfolded steps before `step` that it continues
+  while (run < k_step_run - 1 && run < steps.size() && steps[steps.size() - 1 - run].count == 1
+         && continues_run(steps[steps.size() - 1 - run], step)) {
+    ++run;
+  }
+  if (run < k_step_run - 1) {
+    steps.push_back(std::move(step));
+    return;
+  }
+  const std::size_t first = steps.size() - run;
+  steps[first].count = static_cast<std::uint32_t>(run + 1);
+  steps[first].last_path = std::move(step.path);
+  steps.resize(first + 1);
+}
+
+bool LinuxSearch::first_try(const std::string& path) {
+  if (m_segment != nullptr && m_segment->tried.contains(path)) {
+    return false;
+  }
+  return m_tried.insert(path).second;
+}
+
+bool LinuxSearch::first_sighting(const std::string& real) {
+  if (m_segment != nullptr && m_segment->seen_real.contains(real)) {
+    return false;
+  }
+  return m_seen_real.insert(real).second;
+}
+
 void LinuxSearch::skip(FoundVia via,
                        const std::string& source,
                        const std::string& what,
                        std::string why) {
-  m_result.steps.push_back(SearchStep{via, source, what, std::move(why), false});
+  push(SearchStep{via, source, what, std::move(why), false});
 }
 
 // glibc's open_verify (elf/dl-load.c) reads the header of every candidate. Too short for an ELF
@@ -176,7 +265,7 @@ void LinuxSearch::not_a_file(const std::string& path,
 // goes on; elf_machine_matches_host likewise), which is exactly why a 32-bit copy early on the
 // path never explains itself at run time.
 void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::string& source) {
-  if (!m_tried.insert(path).second) {
+  if (!first_try(path)) {
     skip(via, source, path, "already tried");
     return;
   }
@@ -244,11 +333,11 @@ void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::str
   Candidate c{path, st.real_path.empty() ? path : st.real_path, via, source, st.binary};
   if (!m_result.chosen && m_result.fatal_error == 0 && m_result.undetermined.empty()) {
     m_result.steps.push_back(SearchStep{via, source, path, "found", true});
-    m_seen_real.insert(c.real_path);
+    first_sighting(c.real_path);
     m_result.chosen = std::move(c);
     return;
   }
-  if (m_seen_real.insert(c.real_path).second) {
+  if (first_sighting(c.real_path)) {
     m_result.steps.push_back(SearchStep{via,
                                         source,
                                         path,
@@ -289,7 +378,7 @@ void LinuxSearch::try_preloaded() {
                    by_soname ? "found: preloaded, and its SONAME is the name asked for"
                              : "found: preloaded under this name",
                    true});
-    m_seen_real.insert(c.real_path);
+    first_sighting(c.real_path);
     m_result.chosen = std::move(c);
     return;
   }
@@ -328,6 +417,62 @@ void LinuxSearch::search_list(const std::vector<std::string>& entries,
   }
 }
 
+void LinuxSearch::search_ld_library_path() {
+  const auto search = [&] {
+    for (std::string_view entry : split_library_path(m_config.ld_library_path)) {
+      if (entry.empty()) {
+        skip(FoundVia::ld_library_path,
+             "LD_LIBRARY_PATH",
+             ".",
+             "an empty entry means the current directory, which differs per run");
+        continue;
+      }
+      search_list({std::string(entry)}, "", FoundVia::ld_library_path, "LD_LIBRARY_PATH");
+    }
+  };
+  LdLibraryPathMemo* memo = m_config.memo.get();
+  const bool pristine = !m_result.chosen && m_result.fatal_error == 0
+                        && m_result.undetermined.empty() && m_tried.empty() && m_seen_real.empty()
+                        && m_segment == nullptr;
+  if (memo == nullptr || !pristine || (memo->probe != nullptr && memo->probe != &m_probe)) {
+    search();
+    return;
+  }
+  memo->probe = &m_probe;
+  const std::string key = fmt::format("{}\n{}\n{}", m_name, process_bits(), process_machine());
+  auto [it, fresh] = memo->segments.try_emplace(key);
+  LdLibraryPathSegment& seg = it->second;
+  if (fresh) {
+    // A fold may reach back into the steps before this part: start it apart from them.
+    std::vector<SearchStep> before = std::move(m_result.steps);
+    m_result.steps.clear();
+    search();
+    seg.steps = std::move(m_result.steps);
+    m_result.steps = std::move(before);
+    seg.chosen = m_result.chosen;
+    seg.shadowed = m_result.shadowed;
+    seg.unknown = m_result.unknown;
+    seg.fatal_error = m_result.fatal_error;
+    seg.fatal_message = m_result.fatal_message;
+    seg.undetermined = m_result.undetermined;
+    seg.list_over = m_list_over;
+    seg.tried = std::move(m_tried);
+    seg.seen_real = std::move(m_seen_real);
+    m_tried.clear();
+    m_seen_real.clear();
+  } else {
+    m_result.chosen = seg.chosen;
+    m_result.shadowed = seg.shadowed;
+    m_result.unknown = m_result.unknown || seg.unknown;
+    m_result.fatal_error = seg.fatal_error;
+    m_result.fatal_message = seg.fatal_message;
+    m_result.undetermined = seg.undetermined;
+    m_list_over = seg.list_over;
+  }
+  m_result.steps.insert(m_result.steps.end(), seg.steps.begin(), seg.steps.end());
+  m_segment = &seg;
+}
+
 Resolution LinuxSearch::run() {
   if (m_use_preload && !m_config.ld_preload.empty()) {
     try_preloaded();
@@ -360,16 +505,7 @@ Resolution LinuxSearch::run() {
   // 2. LD_LIBRARY_PATH: ':' or ';' separated; an empty entry is the current directory.
   m_list_over = false;
   if (m_config.ld_library_path_set) {
-    for (std::string_view entry : split_library_path(m_config.ld_library_path)) {
-      if (entry.empty()) {
-        skip(FoundVia::ld_library_path,
-             "LD_LIBRARY_PATH",
-             ".",
-             "an empty entry means the current directory, which differs per run");
-        continue;
-      }
-      search_list({std::string(entry)}, "", FoundVia::ld_library_path, "LD_LIBRARY_PATH");
-    }
+    search_ld_library_path();
   } else {
     skip(FoundVia::ld_library_path, "LD_LIBRARY_PATH", "", "not set");
   }
@@ -490,6 +626,7 @@ LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
                                    [&](const NativeElf& n) { return n.uname_machine == arch; });
   c.elf_bits = native != std::end(k_native_elf) ? native->bits : 0;
   c.elf_machine = native != std::end(k_native_elf) ? native->machine : "";
+  c.memo = std::make_shared<LdLibraryPathMemo>();
   return c;
 }
 

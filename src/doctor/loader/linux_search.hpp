@@ -5,6 +5,7 @@
 #include <doctor/loader/resolution.hpp>
 #include <doctor/model/facts.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,8 @@ struct LoaderObject {
 };
 
 // The examined system's loader settings.
+struct LdLibraryPathMemo;
+
 struct LinuxLoaderConfig {
   std::string ld_library_path; // raw value (':' or ';' separated; empty entries mean ".")
   bool ld_library_path_set = false;
@@ -49,6 +52,11 @@ struct LinuxLoaderConfig {
   // unknown (a program without RPATH). 0 / "": unknown, nothing is skipped for them.
   unsigned elf_bits = 64;
   std::string elf_machine = "x86-64"; // BinaryInfo::machine's names
+  // What LD_LIBRARY_PATH gave each name, kept for the next search of the same name through the
+  // same probe (linux_search.cpp): every cuDNN dispatcher asks for the same sub-libraries, and
+  // a LD_LIBRARY_PATH of hundreds of folders would be searched again for each. Null: no memo.
+  // linux_config_from() makes one; copies of a config share it.
+  std::shared_ptr<LdLibraryPathMemo> memo;
 };
 
 // dlopen()'s error for a candidate that is not a loadable ELF file. glibc passes no errno with

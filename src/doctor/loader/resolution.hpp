@@ -3,9 +3,11 @@
 
 #include <doctor/model/facts.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 // What a loader search found for one library name, shared by the Linux (linux_search.hpp) and
@@ -81,14 +83,34 @@ constexpr std::string_view to_string(FoundVia via) {
   return "direct";
 }
 
-// One path considered.
+// One path considered, or a run of paths that differ only in the folder.
 struct SearchStep {
+  SearchStep() = default;
+  SearchStep(FoundVia via_,
+             std::string source_,
+             std::string path_,
+             std::string outcome_,
+             bool found_ = false)
+      : via(via_)
+      , source(std::move(source_))
+      , path(std::move(path_))
+      , outcome(std::move(outcome_))
+      , found(found_) {}
+
   FoundVia via = FoundVia::direct;
   std::string source;  // "RPATH of /x/libtorch_cuda.so", "LD_LIBRARY_PATH", "ld.so.cache"
   std::string path;    // the candidate file, or the directory when skipped as a whole
   std::string outcome; // "found", "absent", "wrong ELF class: 32-bit", "skipped: …"
   bool found = false;  // a loadable candidate
+  // A run: this step stands for `count` consecutive paths of one source with the same file name
+  // and outcome, in as many folders, from `path` to `last_path` (a LD_LIBRARY_PATH of hundreds
+  // of folders would otherwise store one step per folder for every library asked for).
+  std::uint32_t count = 1;
+  std::string last_path; // count > 1 only
 };
+
+// A search folds a run of this many or more such steps into one (SearchStep::count).
+inline constexpr std::uint32_t k_step_run = 8;
 
 struct Candidate {
   std::string path; // as found: this becomes the library's $ORIGIN

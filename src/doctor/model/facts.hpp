@@ -362,15 +362,15 @@ struct UnreadablePath {
 // (HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}\NNNN)
 // records its driver.
 struct DisplayAdapter {
-  std::string key;                // the class subkey: "0000"
-  std::string description;        // DriverDesc: "NVIDIA GeForce RTX 3090"
-  std::string provider;           // ProviderName: "NVIDIA"
-  std::string driver_version;     // DriverVersion: "32.0.15.6094"
+  std::string key;                  // the class subkey: "0000"
+  std::string description;          // DriverDesc: "NVIDIA GeForce RTX 3090"
+  std::string provider;             // ProviderName: "NVIDIA"
+  std::string driver_version;       // DriverVersion: "32.0.15.6094"
   Fact<std::string> nvidia_version; // "560.94", decoded from driver_version (NVIDIA only)
-  std::string driver_date;        // DriverDate: "9-5-2024"
-  std::string inf_path;           // InfPath: "oem12.inf"
-  std::string matching_device_id; // MatchingDeviceId: "pci\\ven_10de&dev_2204&subsys_…"
-  std::uint32_t vendor_id = 0;    // from matching_device_id (0x10de NVIDIA, 0x8086 Intel, …)
+  std::string driver_date;          // DriverDate: "9-5-2024"
+  std::string inf_path;             // InfPath: "oem12.inf"
+  std::string matching_device_id;   // MatchingDeviceId: "pci\\ven_10de&dev_2204&subsys_…"
+  std::uint32_t vendor_id = 0;      // from matching_device_id (0x10de NVIDIA, 0x8086 Intel, …)
   std::uint32_t device_id = 0;
   bool operator==(const DisplayAdapter&) const = default;
 };
@@ -378,11 +378,11 @@ struct DisplayAdapter {
 // A page file as Session Manager\Memory Management\PagingFiles lists it, with the free space of
 // its drive.
 struct PageFile {
-  std::string path;                  // "C:\\pagefile.sys"; "?:\\pagefile.sys" for "any drive"
-  bool system_managed = false;       // "0 0" sizes: Windows sizes it
-  std::uint64_t initial_size = 0;    // bytes (0 when system managed)
-  std::uint64_t maximum_size = 0;    // bytes (0 when system managed)
-  Fact<std::uint64_t> drive_free;    // free bytes on its drive (live only)
+  std::string path;               // "C:\\pagefile.sys"; "?:\\pagefile.sys" for "any drive"
+  bool system_managed = false;    // "0 0" sizes: Windows sizes it
+  std::uint64_t initial_size = 0; // bytes (0 when system managed)
+  std::uint64_t maximum_size = 0; // bytes (0 when system managed)
+  Fact<std::uint64_t> drive_free; // free bytes on its drive (live only)
   bool operator==(const PageFile&) const = default;
 };
 
@@ -430,8 +430,8 @@ struct WindowsFileAccess {
   std::string path;
   bool readable = true;
   bool executable = true;
-  std::uint32_t zone = 0;    // ZoneId of Zone.Identifier; 0: none (3: internet)
-  std::string authenticode;  // "valid", "unsigned", "invalid: <WinVerifyTrust result>", "" not asked
+  std::uint32_t zone = 0;   // ZoneId of Zone.Identifier; 0: none (3: internet)
+  std::string authenticode; // "valid", "unsigned", "invalid: <WinVerifyTrust result>", "" not asked
   bool operator==(const WindowsFileAccess&) const = default;
 };
 
@@ -440,7 +440,7 @@ struct WindowsInfo {
   Fact<std::string> edition_id;      // "Professional"
   Fact<std::string> display_version; // "23H2"
   Fact<std::string> build;           // "10.0.22631.4037": RtlGetVersion and UBR
-  std::string windows_dir = "C:\\Windows"; // %SystemRoot%
+  std::string windows_dir = "C:\\Windows";   // %SystemRoot%
   std::string system32;                      // "C:\\Windows\\System32"
   Fact<std::vector<std::string>> known_dlls; // Session Manager\KnownDLLs value data
   Fact<bool> safe_dll_search_mode;
@@ -458,7 +458,7 @@ struct WindowsInfo {
   Fact<std::vector<VcRuntime>> vc_runtimes;
   Fact<TdrSettings> tdr;
   Fact<CrashDumpSettings> crash_dumps;
-  Fact<bool> elevated; // the doctor runs elevated (live only)
+  Fact<bool> elevated;                        // the doctor runs elevated (live only)
   std::vector<WindowsFileAccess> file_access; // sorted by path; only files with something to say
   bool operator==(const WindowsInfo&) const = default;
 };

@@ -409,16 +409,9 @@ DOCTOR_FACTS_FIELDS(DisplayAdapter,
                     matching_device_id,
                     vendor_id,
                     device_id)
+DOCTOR_FACTS_FIELDS(PageFile, path, system_managed, initial_size, maximum_size, drive_free)
 DOCTOR_FACTS_FIELDS(
-    PageFile, path, system_managed, initial_size, maximum_size, drive_free)
-DOCTOR_FACTS_FIELDS(PythonRegistration,
-                    hive,
-                    company,
-                    tag,
-                    install_path,
-                    executable,
-                    version,
-                    display_name)
+    PythonRegistration, hive, company, tag, install_path, executable, version, display_name)
 DOCTOR_FACTS_FIELDS(VcRuntime, arch, version, installed)
 DOCTOR_FACTS_FIELDS(TdrSettings, tdr_level, tdr_delay, tdr_ddi_delay)
 DOCTOR_FACTS_FIELDS(CrashDumpSettings, crash_dump_enabled, minidump_dir, dump_file)

@@ -59,6 +59,32 @@ Json copy_json(const ResolveReport& report, const loader::Candidate& c) {
           {"about", describe_copy(report, c)}};
 }
 
+// The number of a search step in the loader's order, "7", or "7-206" for a run of paths that
+// differ only in the folder; advances `n` past it.
+std::string step_number(std::size_t& n, const loader::SearchStep& s) {
+  const std::size_t first = n + 1;
+  n += s.count;
+  return s.count > 1 ? fmt::format("{}-{}", first, n) : std::to_string(first);
+}
+
+// "path: outcome", or for a run "libx.so.9: absent in each of 200 folders, from /a to /z".
+std::string step_text(const loader::SearchStep& s) {
+  if (s.count > 1) {
+    const auto dir = [](std::string_view p) {
+      const auto slash = p.rfind('/');
+      return slash == std::string_view::npos ? std::string_view() : p.substr(0, slash);
+    };
+    const auto slash = s.path.rfind('/');
+    return fmt::format("{}: {} in each of {} folders, from {} to {}",
+                       slash == std::string::npos ? s.path : s.path.substr(slash + 1),
+                       s.outcome,
+                       s.count,
+                       dir(s.path),
+                       dir(s.last_path));
+  }
+  return s.path.empty() ? s.outcome : s.path + ": " + s.outcome;
+}
+
 // Every name, path, source and outcome comes from an examined file (DT_NEEDED strings, folder
 // names): each is escaped for the terminal.
 void render_tree_entries(const std::vector<TreeEntry>& entries, int depth, std::string& out) {
@@ -74,12 +100,8 @@ void render_tree_entries(const std::vector<TreeEntry>& entries, int depth, std::
                  : fmt::format("{}{} not found\n", indent, x(e.name));
       std::size_t n = 0;
       for (const loader::SearchStep& s : r.steps) {
-        out += fmt::format("{}    {}. {}: {}{}\n",
-                           indent,
-                           ++n,
-                           x(s.source),
-                           s.path.empty() ? "" : x(s.path) + ": ",
-                           x(s.outcome));
+        out += fmt::format(
+            "{}    {}. {}: {}\n", indent, step_number(n, s), x(s.source), x(step_text(s)));
       }
       continue;
     }
@@ -171,11 +193,7 @@ std::string render_resolve_text(const ResolveReport& report) {
                                 : of != std::string::npos && of + 3 <= k_source_column
                                     ? source.substr(0, of)
                                     : std::string(util::cut_utf8(source, k_source_column));
-      out += fmt::format("    {:>2}. {:<28} {}{}\n",
-                         ++n,
-                         label,
-                         s.path.empty() ? "" : e(s.path) + ": ",
-                         e(s.outcome));
+      out += fmt::format("    {:>2}. {:<28} {}\n", step_number(n, s), label, e(step_text(s)));
       if (long_source) {
         out += fmt::format("        ({})\n", source);
       }
@@ -213,11 +231,16 @@ std::string render_resolve_json(const ResolveReport& report) {
     }
     Json considered = Json::array();
     for (const loader::SearchStep& s : r.steps) {
-      considered.push_back({{"via", loader::to_string(s.via)},
-                            {"source", s.source},
-                            {"path", s.path},
-                            {"outcome", s.outcome},
-                            {"loadable", s.found}});
+      Json c = {{"via", loader::to_string(s.via)},
+                {"source", s.source},
+                {"path", s.path},
+                {"outcome", s.outcome},
+                {"loadable", s.found}};
+      if (s.count > 1) { // a run: as many paths as `count`, from `path` to `last_path`
+        c["count"] = s.count;
+        c["last_path"] = s.last_path;
+      }
+      considered.push_back(std::move(c));
     }
     e["considered"] = considered;
     Json others = Json::array();
