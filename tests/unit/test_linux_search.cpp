@@ -3,8 +3,10 @@
 #include <doctor/loader/analysis.hpp>
 #include <doctor/loader/linux_search.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -552,6 +554,58 @@ TEST(linux_search, resource_error_is_undetermined_not_absent) {
   EXPECT_EQ(r.undetermined, "/opt/a/libcublasLt.so.13: Cannot allocate memory");
   EXPECT_NE(outcome_at(r, "/usr/lib/libcublasLt.so.13").find("could not be examined"),
             std::string::npos);
+}
+
+bool same_steps(const loader::Resolution& a, const loader::Resolution& b) {
+  if (a.steps.size() != b.steps.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.steps.size(); ++i) {
+    const auto& x = a.steps[i];
+    const auto& y = b.steps[i];
+    if (x.via != y.via || x.source != y.source || x.path != y.path || x.outcome != y.outcome
+        || x.found != y.found || x.count != y.count || x.last_path != y.last_path) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Twenty folders on LD_LIBRARY_PATH without the library, then one with it: the absent ones are one
+// folded step, and a second caller of the same name takes the LD_LIBRARY_PATH part from the memo
+// without probing those folders again, with the same answer and steps.
+TEST(linux_search, ld_library_path_part_is_folded_and_shared_between_callers) {
+  FakeFs fs;
+  std::string list;
+  for (int i = 0; i < 20; ++i) {
+    list += fmt::format("/opt/c{}:", i);
+  }
+  list += "/opt/good";
+  fs.file("/opt/good/libcudnn_ops.so.9");
+  auto& a = fs.file("/opt/c0/libcudnn.so.9");
+  auto& b = fs.file("/opt/c1/libcudnn.so.9");
+  loader::LinuxLoaderConfig c = config(list);
+  c.memo = loader::make_ld_library_path_memo();
+  const auto first = loader::resolve_linux("libcudnn_ops.so.9", {{a.path, &a}}, c, fs);
+  ASSERT_TRUE(first.chosen);
+  EXPECT_EQ(first.chosen->path, "/opt/good/libcudnn_ops.so.9");
+  const auto run = std::find_if(
+      first.steps.begin(), first.steps.end(), [](const auto& s) { return s.count > 1; });
+  ASSERT_NE(run, first.steps.end());
+  EXPECT_EQ(run->count, 20U);
+  EXPECT_EQ(run->path, "/opt/c0/libcudnn_ops.so.9");
+  EXPECT_EQ(run->last_path, "/opt/c19/libcudnn_ops.so.9");
+  EXPECT_EQ(run->outcome, "absent");
+
+  fs.probes.clear();
+  const auto second = loader::resolve_linux("libcudnn_ops.so.9", {{b.path, &b}}, c, fs);
+  EXPECT_EQ(std::count(fs.probes.begin(), fs.probes.end(), "/opt/c5/libcudnn_ops.so.9"), 0);
+  ASSERT_TRUE(second.chosen);
+  EXPECT_EQ(second.chosen->path, first.chosen->path);
+  EXPECT_TRUE(same_steps(first, second));
+  // Without the memo the search gives the same steps.
+  const auto plain = loader::resolve_linux("libcudnn_ops.so.9", {{b.path, &b}}, config(list), fs);
+  EXPECT_TRUE(same_steps(first, plain));
 }
 
 } // namespace

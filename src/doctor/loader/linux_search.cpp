@@ -626,7 +626,7 @@ LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
                                    [&](const NativeElf& n) { return n.uname_machine == arch; });
   c.elf_bits = native != std::end(k_native_elf) ? native->bits : 0;
   c.elf_machine = native != std::end(k_native_elf) ? native->machine : "";
-  c.memo = std::make_shared<LdLibraryPathMemo>();
+  c.memo = make_ld_library_path_memo();
   return c;
 }
 
@@ -714,6 +714,10 @@ std::vector<std::string_view> split_preload_list(std::string_view value) {
     start = end + 1;
   }
   return out;
+}
+
+std::shared_ptr<LdLibraryPathMemo> make_ld_library_path_memo() {
+  return std::make_shared<LdLibraryPathMemo>();
 }
 
 Resolution resolve_linux(std::string_view name,

@@ -40,6 +40,9 @@ struct LoaderObject {
 // The examined system's loader settings.
 struct LdLibraryPathMemo;
 
+// An empty memo for LinuxLoaderConfig::memo.
+std::shared_ptr<LdLibraryPathMemo> make_ld_library_path_memo();
+
 struct LinuxLoaderConfig {
   std::string ld_library_path; // raw value (':' or ';' separated; empty entries mean ".")
   bool ld_library_path_set = false;
