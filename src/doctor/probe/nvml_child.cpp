@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/dynlib.hpp>
+#include <doctor/platform/environment.hpp>
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/privileges.hpp>
 #include <doctor/probe/children.hpp>
@@ -106,9 +107,17 @@ void text_field(nlohmann::ordered_json& out, const char* key, Query query) {
   }
 }
 
+// On Windows the child searches System32 only (platform::confine_child): the driver puts nvml.dll
+// there; older drivers kept it in Program Files\NVIDIA Corporation\NVSMI, named by its full path.
 std::vector<std::string> library_names() {
   if (platform::host_os() == platform::OsFamily::windows) {
-    return {"nvml.dll"};
+    std::vector<std::string> names{"nvml.dll"};
+    const std::optional<std::string> program_files =
+        platform::Environment::of_this_process().get("ProgramW6432");
+    if (program_files && !program_files->empty()) {
+      names.push_back(*program_files + "\\NVIDIA Corporation\\NVSMI\\nvml.dll");
+    }
+    return names;
   }
   return {"libnvidia-ml.so.1", "libnvidia-ml.so"};
 }

@@ -45,6 +45,8 @@ std::wstring quote_argument(const std::wstring& arg) {
 // The child starts suspended inside a job object that kills every process in it when the job's
 // last handle closes: once the answer is in (the end-of-answer byte, or the child's exit), on
 // the time limit, or when the doctor itself dies, the child and all it started end together.
+// Without a console (CREATE_NO_WINDOW) and in a process group of its own, the child cannot reach
+// the doctor with GenerateConsoleCtrlEvent, Windows' counterpart of kill(0, …).
 Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
                                     const ProcessOptions& options) {
   if (argv.empty()) {
@@ -91,7 +93,7 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
                                  nullptr,
                                  nullptr,
                                  TRUE,
-                                 CREATE_NO_WINDOW | CREATE_SUSPENDED,
+                                 CREATE_NO_WINDOW | CREATE_NEW_PROCESS_GROUP | CREATE_SUSPENDED,
                                  nullptr,
                                  nullptr,
                                  &si,
