@@ -19,14 +19,24 @@
  *              of memory; compute capability -1.1000.
  *
  * Built by the integration tests with: gcc -shared -fPIC -Wl,-soname,libnvidia-ml.so.1
+ *
+ * The same source is nvml.dll for the Windows tests (x86_64-w64-mingw32-gcc -shared), where the
+ * attacks are Windows' own: "killpg" sends Ctrl+C and Ctrl+Break to every process on its console
+ * (GenerateConsoleCtrlEvent to group 0), "fork" starts cmd.exe (ping for 300 s) inheriting every
+ * handle, and "write", "leak", "crash", "hang", "nonsense" are as above.
  */
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#ifdef _WIN32
+#  include <windows.h>
+typedef DWORD pid_t;
+#else
+#  include <fcntl.h>
+#  include <signal.h>
+#  include <unistd.h>
+#endif
 
 typedef int nvmlReturn_t;
 typedef void* nvmlDevice_t;
@@ -74,34 +84,90 @@ static void write_pid(pid_t pid) {
   }
 }
 
+#ifdef _WIN32
+static pid_t own_pid(void) {
+  return GetCurrentProcessId();
+}
+static void sleep_forever(void) {
+  Sleep(INFINITE);
+}
+static void signal_group(void) {
+  GenerateConsoleCtrlEvent(CTRL_C_EVENT, 0);
+  GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, 0);
+}
+/* Starts a long-lived grandchild that inherits every handle (the report pipe among them); returns
+ * its process id, 0 if it could not be started. */
+static pid_t start_grandchild(void) {
+  wchar_t cmd[] = L"C:\\windows\\system32\\cmd.exe /c ping -n 300 127.0.0.1";
+  STARTUPINFOW si;
+  PROCESS_INFORMATION pi;
+  memset(&si, 0, sizeof si);
+  si.cb = sizeof si;
+  if (!CreateProcessW(NULL, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi)) {
+    return 0;
+  }
+  CloseHandle(pi.hThread);
+  CloseHandle(pi.hProcess);
+  return pi.dwProcessId;
+}
+static void write_file(const char* path) {
+  FILE* f = fopen(path, "w");
+  if (f) {
+    fputs("written by the NVML stand-in\n", f);
+    fclose(f);
+  }
+}
+#else
+static pid_t own_pid(void) {
+  return getpid();
+}
+static void sleep_forever(void) {
+  for (;;) {
+    pause();
+  }
+}
+static void signal_group(void) {
+  kill(0, SIGTERM);
+}
+static pid_t start_grandchild(void) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    sleep(300);
+    _exit(0);
+  }
+  return pid > 0 ? pid : 0;
+}
+static void write_file(const char* path) {
+  const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    (void)!write(fd, "written by the NVML stand-in\n", 29);
+    close(fd);
+  }
+}
+#endif
+
 nvmlReturn_t nvmlInit_v2(void) {
   if (strcmp(mode(), "crash") == 0) {
     volatile int* p = NULL;
     return *p;
   }
   if (strcmp(mode(), "hang") == 0) {
-    write_pid(getpid());
-    for (;;) {
-      pause();
-    }
+    write_pid(own_pid());
+    sleep_forever();
   }
   if (is("killpg")) {
-    kill(0, SIGTERM);
+    signal_group();
   }
   if (is("fork")) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      sleep(300);
-      _exit(0);
+    const pid_t pid = start_grandchild();
+    if (pid != 0) {
+      write_pid(pid);
     }
-    write_pid(pid);
   }
   if (is("write")) {
     const char* path = getenv("FAKE_NVML_WRITE");
-    const int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
-    if (fd >= 0) {
-      (void)!write(fd, "written by the NVML stand-in\n", 29);
-      close(fd);
+    if (path) {
+      write_file(path);
     }
   }
   if (is("leak")) {
@@ -117,7 +183,9 @@ nvmlReturn_t nvmlInit_v2(void) {
   return is("nodriver") ? 9 : 0;
 }
 
-nvmlReturn_t nvmlShutdown(void) { return 0; }
+nvmlReturn_t nvmlShutdown(void) {
+  return 0;
+}
 
 const char* nvmlErrorString(nvmlReturn_t r) {
   return r == 9 ? "Driver Not Loaded" : r == 0 ? "Success" : "Unknown Error";
