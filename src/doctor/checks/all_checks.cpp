@@ -48,6 +48,9 @@ constexpr CheckDef k_checks[] = {
     {"loader_cudnn_split", emits::k_loader_cudnn_split, check_loader_cudnn_split},
     {"loader_shadowed", emits::k_loader_shadowed, check_loader_shadowed},
     {"loader_stub", emits::k_loader_stub, check_loader_stub},
+    // windows_loader.cpp
+    {"windows_loader", emits::k_windows_loader, check_windows_loader},
+    {"windows_system_dir_copy", emits::k_windows_system_dir_copy, check_windows_system_dir_copy},
     // os_updates.cpp
     {"module_for_kernel", emits::k_module_for_kernel, check_module_for_kernel},
     // internal.cpp

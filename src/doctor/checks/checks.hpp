@@ -84,6 +84,13 @@ void check_loader_shadowed(const facts::Facts& facts,
                            FindingSink& out);
 void check_loader_stub(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 
+// windows_loader.cpp (family 4, colliding environments, on Windows): the Windows loader model's
+// DLLs not found, of another architecture, or copied into a Windows system directory.
+void check_windows_loader(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_windows_system_dir_copy(const facts::Facts& facts,
+                                   const kb::KnowledgeBase& kb,
+                                   FindingSink& out);
+
 // os_updates.cpp (family 8): a kernel update that left the NVIDIA driver without a module.
 void check_module_for_kernel(const facts::Facts& facts,
                              const kb::KnowledgeBase& kb,

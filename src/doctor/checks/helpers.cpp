@@ -184,4 +184,13 @@ std::vector<loader::LoadContext> loader_contexts(const facts::Facts& facts,
   return loader::analyse_linux(facts, kb, probe);
 }
 
+std::vector<loader::WindowsLoadContext> windows_loader_contexts(const facts::Facts& facts,
+                                                                const kb::KnowledgeBase& kb) {
+  if (facts.collection.os_family != "windows" || facts.probed_paths.empty()) {
+    return {};
+  }
+  loader::FactsProbe probe(facts);
+  return loader::analyse_windows(facts, kb, probe);
+}
+
 } // namespace doctor::checks

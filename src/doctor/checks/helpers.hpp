@@ -3,6 +3,7 @@
 
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/loader/analysis.hpp>
+#include <doctor/loader/windows_analysis.hpp>
 #include <doctor/model/facts.hpp>
 #include <doctor/model/finding.hpp>
 
@@ -76,5 +77,10 @@ std::size_t paths_searched(const loader::Resolution& r);
 // a loader walk (not Linux, or an older snapshot).
 std::vector<loader::LoadContext> loader_contexts(const facts::Facts& facts,
                                                  const kb::KnowledgeBase& kb);
+
+// The Windows loader walk, answered from the snapshot. Returns nothing for a facts file that is not
+// Windows or never had a loader walk.
+std::vector<loader::WindowsLoadContext> windows_loader_contexts(const facts::Facts& facts,
+                                                                const kb::KnowledgeBase& kb);
 
 } // namespace doctor::checks

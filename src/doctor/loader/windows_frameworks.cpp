@@ -830,6 +830,29 @@ WindowsLoadPlan plan_windows_framework(const facts::Framework& framework,
   return plan;
 }
 
+WindowsLoadContext simulate_windows_program(const std::vector<std::string>& dlls,
+                                            const WindowsPythonProcess& process,
+                                            const kb::KnowledgeBase& kb,
+                                            FileProbe& probe) {
+  WindowsLoadContext ctx;
+  ctx.id = "program";
+  ctx.description = "a program that calls LoadLibrary by name (the standard search order, PATH)";
+  WindowsLoadPlan plan;
+  for (const std::string& dll : dlls) {
+    WindowsLoadCall call;
+    call.kind = WindowsLoadCall::Kind::load;
+    call.target = dll;
+    call.reason = "LoadLibraryW by name";
+    plan.calls.push_back(std::move(call));
+  }
+  Simulator sim(process, kb, probe, std::nullopt, std::nullopt, std::nullopt);
+  sim.run_plan(plan, ctx);
+  sim.cudnn_run_time(ctx);
+  sim.note_cudnn_version_mix(ctx);
+  ctx.loaded = sim.loaded_modules();
+  return ctx;
+}
+
 WindowsLoadContext simulate_windows_framework(const facts::Framework& framework,
                                               const WindowsPythonProcess& process,
                                               const kb::KnowledgeBase& kb,

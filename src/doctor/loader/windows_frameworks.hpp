@@ -115,6 +115,14 @@ WindowsLoadContext simulate_windows_framework(const facts::Framework& framework,
                                               const kb::KnowledgeBase& kb,
                                               FileProbe& probe);
 
+// A program that is not a framework (a C++ application, a tool built against the toolkit) calling
+// LoadLibraryW for each of `dlls` by name in the process `process.loader` describes, then cuDNN's
+// own run-time loads from the cuDNN it got, decided by that DLL's version resource.
+WindowsLoadContext simulate_windows_program(const std::vector<std::string>& dlls,
+                                            const WindowsPythonProcess& process,
+                                            const kb::KnowledgeBase& kb,
+                                            FileProbe& probe);
+
 // Imports the extension module at `pyd_path` as CPython does (python_extension_request) and
 // follows its GPU-relevant and Visual C++ runtime imports; no cuDNN run-time loads.
 WindowsLoadContext simulate_python_extension(std::string_view pyd_path,

@@ -460,6 +460,9 @@ struct WindowsInfo {
   Fact<CrashDumpSettings> crash_dumps;
   Fact<bool> elevated;                        // the doctor runs elevated (live only)
   std::vector<WindowsFileAccess> file_access; // sorted by path; only files with something to say
+  // Folder -> the *.dll file names in it, for the folders a framework loads every DLL of
+  // (torch\lib: torch\__init__.py preloads each one), as the collector listed them.
+  std::map<std::string, std::vector<std::string>> dll_listings;
   bool operator==(const WindowsInfo&) const = default;
 };
 

@@ -104,7 +104,8 @@ private:
 bool read(Reader& r, Json& j, std::string& out);
 bool read(Reader& r, Json& j, bool& out);
 bool read(Reader& r, Json& j, Version& out);
-bool read(Reader& r, Json& j, std::map<std::string, std::string>& out);
+template<typename V>
+bool read(Reader& r, Json& j, std::map<std::string, V>& out);
 template<typename I>
 requires(std::integral<I> && !std::same_as<I, bool>) bool read(Reader& r, Json& j, I& out);
 template<typename T>
@@ -176,16 +177,17 @@ bool read(Reader& r, Json& j, Version& out) {
   return true;
 }
 
-bool read(Reader& r, Json& j, std::map<std::string, std::string>& out) {
+template<typename V>
+bool read(Reader& r, Json& j, std::map<std::string, V>& out) {
   if (!r.object(j)) {
     return false;
   }
   for (auto& [name, value] : j.get_ref<Json::object_t&>()) {
-    std::string text;
-    if (!r.entry(value, name, text)) {
+    V v{};
+    if (!r.entry(value, name, v)) {
       return false;
     }
-    out[name] = std::move(text);
+    out[name] = std::move(v);
   }
   return true;
 }
@@ -437,7 +439,8 @@ DOCTOR_FACTS_FIELDS(WindowsInfo,
                     tdr,
                     crash_dumps,
                     elevated,
-                    file_access)
+                    file_access,
+                    dll_listings)
 DOCTOR_FACTS_FIELDS(Facts,
                     collection,
                     environment,
