@@ -18,6 +18,8 @@
 
 namespace doctor::checks {
 
+namespace ids = kb::ids;
+
 namespace {
 
 bool is_framework(const loader::WindowsLoadContext& ctx) {

@@ -124,6 +124,7 @@ analyse_windows(const facts::Facts& facts, const kb::KnowledgeBase& kb, FileProb
     }
   }
   std::vector<std::string> dlls;
+  dlls.reserve(majors.size() + 1);
   for (unsigned major : majors) {
     dlls.push_back(fmt::format("cudnn64_{}.dll", major));
   }
