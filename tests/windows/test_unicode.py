@@ -11,6 +11,12 @@ such a path as an argument, in a temporary folder of its own, output redirected 
                     UTF-8 holding the Chinese exactly.
   output_file       `check --snapshot ... -o 报告-张伟.json` writes the file of that name.
   sysroot           `check --sysroot Gérard-根目录` reads the tree of that name.
+  console           the explain of the GBK log again, with standard output (and standard error,
+                    for an error naming a missing Chinese file) a console: wine's
+                    console, on a pseudo-terminal that `script` holds, in code page 437. Text
+                    written there as UTF-8 bytes shows as mojibake ("å¼ ä¼Ÿ"); only WriteConsoleW
+                    shows the Chinese. Colour is on (virtual-terminal mode), and off with NO_COLOR.
+                    Skips (125) without `script`.
 
     test_unicode.py CASE EXE SOURCE_DIR     (wine is taken from $WINE, default "wine")
 """
@@ -19,6 +25,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -163,10 +172,65 @@ def case_sysroot(exe: str, _source: Path, tmp: Path) -> None:
     print("ok: --sysroot Gérard-根目录 read the tree's /etc/os-release")
 
 
+def console_text(exe: str, args: list[str], tmp: Path, extra_env: dict[str, str],
+                 statuses: tuple[int, ...] = (0, 1)) -> str:
+    """What the program showed on wine's console: the pseudo-terminal's bytes with wine's cursor
+    sequences undone and every line end removed (the console breaks lines at 80 columns,
+    anywhere in a word)."""
+    typescript = tmp / "typescript"
+    command = " ".join(shlex.quote(a) for a in [WINE, exe, *args])
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env.update(WINEDEBUG="-all", LANG="C.UTF-8", LC_ALL="C.UTF-8", **extra_env)
+    status = subprocess.run(["script", "-qfec", command, str(typescript)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp, env=env,
+                            timeout=300, check=False).returncode
+    if status not in statuses:
+        fail(f"{command} on a console exited {status}")
+    raw = as_utf8(typescript.read_bytes(), "the console's output")
+    # The typescript's own first and last lines ("Script started on ...") are not the program's.
+    lines = raw.split("\n")[1:-2]
+    body = "\n".join(lines)
+    body = re.sub(r"\x1b\[\?25[lh]|\x1b\[K", "", body)
+    # Wine draws a run of blanks as a cursor move ("\x1b[5C").
+    body = re.sub(r"\x1b\[([0-9]*)C", lambda m: " " * int(m.group(1) or "1"), body)
+    return body.replace("\r", "").replace("\n", "")
+
+
+def case_console(exe: str, _source: Path, tmp: Path) -> None:
+    if shutil.which("script") is None:
+        print("skip: no `script` to hold a pseudo-terminal")
+        sys.exit(125)
+    folder = tmp / "张伟"
+    folder.mkdir()
+    log = folder / "导入错误.log"
+    log.write_bytes("\r\n".join(GBK_IMPORT_LINES).encode("gbk") + b"\r\n")
+    args = ["explain", "--no-machine", windows_path(log)]
+    shown = console_text(exe, args, tmp, {})
+    if "\x1b[1m" not in shown:
+        fail(f"no colour on a console in virtual-terminal mode: {shown[:1500]!r}")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", shown)
+    for want in (windows_path(log), QUOTED_CHINESE, "log.dll_dependency_missing"):
+        if want not in plain:
+            fail(f"the console does not show {want!r}: {plain[:1500]!r}")
+    if "å¼" in plain:
+        fail(f"the console shows UTF-8 bytes read as code page 437: {plain[:1500]!r}")
+    no_color = console_text(exe, args, tmp, {"NO_COLOR": "1"})
+    if re.search(r"\x1b\[[0-9;]*m", no_color) or QUOTED_CHINESE not in no_color:
+        fail(f"NO_COLOR: colour, or the Chinese missing, on the console: {no_color[:1500]!r}")
+    # Standard error on the console too: the error names the missing file in Chinese.
+    missing = windows_path(folder / "不存在.log")
+    error = console_text(exe, ["explain", missing], tmp, {}, statuses=(2,))
+    if f"cudnn-doctor: error: {missing}: no such file" not in error:
+        fail(f"the console does not show the error naming {missing!r}: {error[:1500]!r}")
+    print("ok: on a console (code page 437) the Chinese shows through WriteConsoleW, in colour; "
+          "errors too")
+
+
 CASES = {
     "explain_gbk_log": case_explain_gbk_log,
     "output_file": case_output_file,
     "sysroot": case_sysroot,
+    "console": case_console,
 }
 
 
