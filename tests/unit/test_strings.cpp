@@ -205,7 +205,7 @@ TEST(strings, utf8_complete_prefix_holds_back_a_sequence_cut_short) {
   EXPECT_EQ(util::utf8_complete_prefix(wei + smile.substr(0, 2)), 3U);
   EXPECT_EQ(util::utf8_complete_prefix(wei + smile.substr(0, 3)), 3U);
   EXPECT_EQ(util::utf8_complete_prefix(wei + smile), 7U);
-  EXPECT_EQ(util::utf8_complete_prefix("\xc3"), 0U);  // é cut after its lead byte
+  EXPECT_EQ(util::utf8_complete_prefix("\xc3"), 0U); // é cut after its lead byte
   EXPECT_EQ(util::utf8_complete_prefix("\xc3\xa9"), 2U);
 }
 
@@ -214,11 +214,11 @@ TEST(strings, utf8_complete_prefix_keeps_bytes_no_continuation_could_complete) {
   EXPECT_EQ(util::utf8_complete_prefix("ab\x80\x80\x80"), 5U); // no lead within reach
   EXPECT_EQ(util::utf8_complete_prefix("ab\xc0"), 3U);         // never a lead (overlong)
   EXPECT_EQ(util::utf8_complete_prefix("ab\xff"), 3U);
-  EXPECT_EQ(util::utf8_complete_prefix("ab\xf5"), 3U);         // past U+10FFFF
-  EXPECT_EQ(util::utf8_complete_prefix("ab\xe0\x80"), 4U);     // overlong 3-byte form
-  EXPECT_EQ(util::utf8_complete_prefix("ab\xed\xa0"), 4U);     // a UTF-16 surrogate
-  EXPECT_EQ(util::utf8_complete_prefix("ab\xf4\x90"), 4U);     // past U+10FFFF
-  EXPECT_EQ(util::utf8_complete_prefix("ab\xe5\x41"), 4U);     // lead, then ASCII
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xf5"), 3U);     // past U+10FFFF
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xe0\x80"), 4U); // overlong 3-byte form
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xed\xa0"), 4U); // a UTF-16 surrogate
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xf4\x90"), 4U); // past U+10FFFF
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xe5\x41"), 4U); // lead, then ASCII
 }
 
 TEST(strings, utf8_complete_prefix_cuts_at_the_last_character_boundary) {

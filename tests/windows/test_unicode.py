@@ -11,6 +11,7 @@ such a path as an argument, in a temporary folder of its own, output redirected 
                     UTF-8 holding the Chinese exactly.
   output_file       `check --snapshot ... -o 报告-张伟.json` writes the file of that name.
   sysroot           `check --sysroot Gérard-根目录` reads the tree of that name.
+  crashes_from      `crashes --from 张伟` reads the kernel log 内核日志.log in that folder.
   console           the explain of the GBK log again, with standard output (and standard error,
                     for an error naming a missing Chinese file) a console: wine's
                     console, on a pseudo-terminal that `script` holds, in code page 437. Text
@@ -226,10 +227,32 @@ def case_console(exe: str, _source: Path, tmp: Path) -> None:
           "errors too")
 
 
+def case_crashes_from(exe: str, source: Path, tmp: Path) -> None:
+    folder = tmp / "张伟"
+    folder.mkdir()
+    # A real kernel log of a GPU that fell off the bus (tests/explain/cases), named in Chinese.
+    kern = source / "tests" / "explain" / "cases" / "linux-dmesg-xid79-fallen-off-bus.log"
+    log = folder / "内核日志.log"
+    log.write_bytes(kern.read_bytes())
+    status, out, err = run(exe, "crashes", "--format", "json", "--from", windows_path(folder),
+                           cwd=tmp)
+    if status not in (0, 1):
+        fail(f"crashes --from exited {status}: {err!r}")
+    report = json.loads(as_utf8(out, "crashes output"))
+    read = [s for s in report.get("sources", []) if s.get("status") == "read"]
+    if [s.get("source") for s in read] != [windows_path(log)]:
+        fail(f"the sources read are not {windows_path(log)!r}: {report.get('sources')}")
+    kinds = {i.get("kind") for i in report.get("incidents", [])}
+    if "xid" not in kinds:
+        fail(f"no Xid incident from {log.name}: {sorted(k for k in kinds if k)}")
+    print("ok: crashes --from 张伟 read 内核日志.log and found its Xid incident")
+
+
 CASES = {
     "explain_gbk_log": case_explain_gbk_log,
     "output_file": case_output_file,
     "sysroot": case_sysroot,
+    "crashes_from": case_crashes_from,
     "console": case_console,
 }
 

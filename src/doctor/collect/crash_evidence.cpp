@@ -48,9 +48,9 @@ void collect_path(const std::string& path,
     return;
   }
   std::error_code ec;
-  const bool dir = *kind == platform::FileKind::directory
-                   || (*kind == platform::FileKind::symlink
-                       && std::filesystem::is_directory(host, ec));
+  const bool dir =
+      *kind == platform::FileKind::directory
+      || (*kind == platform::FileKind::symlink && std::filesystem::is_directory(host, ec));
   if (!dir) {
     if (++files > k_max_dir_files) {
       return;

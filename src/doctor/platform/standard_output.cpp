@@ -28,8 +28,10 @@ Expected<void> flush_stream(std::FILE* stream, std::string_view what) {
   return {};
 }
 
-Expected<void>
-write_stream(StandardStream which, std::FILE* stream, std::string_view what, std::string_view text) {
+Expected<void> write_stream(StandardStream which,
+                            std::FILE* stream,
+                            std::string_view what,
+                            std::string_view text) {
   auto console = write_console(which, text);
   if (!console) {
     return tl::unexpected(console.error());

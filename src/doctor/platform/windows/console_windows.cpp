@@ -58,11 +58,11 @@ Expected<void> write_units(HANDLE console, StandardStream stream, std::wstring_v
     if (WriteConsoleW(console, units.data(), static_cast<DWORD>(n), &written, nullptr) == 0
         || written == 0) {
       const DWORD err = GetLastError();
-      return make_error(ErrorCode::io,
-                        fmt::format("{}: cannot write to the console: {}",
-                                    stream == StandardStream::out ? "standard output"
-                                                                  : "standard error",
-                                    windows::last_error_message(err)));
+      return make_error(
+          ErrorCode::io,
+          fmt::format("{}: cannot write to the console: {}",
+                      stream == StandardStream::out ? "standard output" : "standard error",
+                      windows::last_error_message(err)));
     }
     units.remove_prefix(std::min<std::size_t>(written, n));
   }

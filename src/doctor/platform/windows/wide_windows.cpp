@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/platform/input_file.hpp>
 #include <doctor/platform/host_path.hpp>
+#include <doctor/platform/input_file.hpp>
 #include <doctor/platform/windows/wide.hpp>
 
 #include <fmt/format.h>
