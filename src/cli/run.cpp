@@ -46,14 +46,16 @@ std::vector<std::string> with_default_command(int argc, char** argv) {
 }
 
 // CLI11's answer to --help, --version or a usage error, written as the commands write (a Windows
-// console gets it as characters; platform/standard_output.hpp), not through std::cout. A failed
-// write of the help text is found by the final flush_stdout in run().
+// console gets it as characters; platform/standard_output.hpp), not through std::cout. Throws
+// CommandError if the help or version text could not be written (`--help > /dev/full`).
 int exit_with(const CLI::App& app, const CLI::Error& e) {
   std::ostringstream out;
   std::ostringstream err;
   const int status = app.exit(e, out, err);
   if (const std::string text = out.str(); !text.empty()) {
-    (void)platform::write_stdout(text);
+    if (auto written = platform::write_stdout(text); !written) {
+      throw CommandError{k_exit_usage, written.error().message};
+    }
   }
   if (const std::string text = err.str(); !text.empty()) {
     (void)platform::write_stderr(text);
