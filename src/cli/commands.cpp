@@ -12,6 +12,7 @@
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/host.hpp>
+#include <doctor/platform/host_path.hpp>
 #include <doctor/platform/process.hpp>
 #include <doctor/platform/standard_output.hpp>
 #include <doctor/platform/sysroot.hpp>
@@ -89,11 +90,11 @@ Expected<std::vector<kb::KbFileOverride>> read_kb_dir(const std::filesystem::pat
     if (e.name.size() < 6 || e.name.substr(e.name.size() - 5) != ".json") {
       continue;
     }
-    auto text = platform::read_file(dir / e.name, kb::k_max_kb_file);
+    auto text = platform::read_file(dir / platform::u8path(e.name), kb::k_max_kb_file);
     if (!text) {
       return make_error(text.error().code, fmt::format("--kb-dir: {}", text.error().message));
     }
-    out.push_back({e.name, std::move(*text), (dir / e.name).string()});
+    out.push_back({e.name, std::move(*text), platform::utf8(dir / platform::u8path(e.name))});
   }
   return out;
 }
@@ -105,7 +106,7 @@ kb::KnowledgeBase load_kb(const TargetOptions& target) {
     if (target.kb_dir.empty()) {
       return kb::KnowledgeBase::load_embedded();
     }
-    auto files = read_kb_dir(target.kb_dir);
+    auto files = read_kb_dir(platform::u8path(target.kb_dir));
     if (!files) {
       return tl::unexpected(files.error());
     }
@@ -132,13 +133,14 @@ platform::SysRoot make_root(const TargetOptions& target) {
     }
     return platform::SysRoot("/", std::move(env), platform::host_os(), true);
   }
-  auto st = platform::stat_path(target.sysroot);
+  const std::filesystem::path sysroot = platform::u8path(target.sysroot);
+  auto st = platform::stat_path(sysroot);
   if (!st || st->kind != platform::FileKind::directory) {
     throw CommandError{k_exit_usage, fmt::format("--sysroot {}: not a directory", target.sysroot)};
   }
   // A tree the doctor may not list would look like an empty machine ("none found", exit 0):
   // say so instead.
-  if (auto listing = platform::list_dir_entries(target.sysroot); !listing) {
+  if (auto listing = platform::list_dir_entries(sysroot); !listing) {
     throw CommandError{k_exit_usage,
                        fmt::format("--sysroot {}: cannot be read ({}); run the doctor as a user "
                                    "who may read the tree",
@@ -148,7 +150,7 @@ platform::SysRoot make_root(const TargetOptions& target) {
                                        : listing.error().message)};
   }
   return platform::SysRoot(
-      target.sysroot, platform::Environment(*assignments), platform::OsFamily::linux, false);
+      sysroot, platform::Environment(*assignments), platform::OsFamily::linux, false);
 }
 
 collect::CollectOptions collect_options(const TargetOptions& target) {
@@ -180,7 +182,7 @@ facts::Facts read_snapshot(const std::string& path) {
   if (path == "-") {
     text = read_snapshot_stdin();
   } else {
-    auto data = platform::read_file(path, k_max_snapshot);
+    auto data = platform::read_file(platform::u8path(path), k_max_snapshot);
     if (!data) {
       if (data.error().code == ErrorCode::too_large) {
         throw CommandError{k_exit_usage, too_large_message(path)};
@@ -214,7 +216,7 @@ void write_output(const std::string& path, const std::string& text) {
     }
     return;
   }
-  if (auto written = platform::write_file(path, text); !written) {
+  if (auto written = platform::write_file(platform::u8path(path), text); !written) {
     throw CommandError{k_exit_usage, fmt::format("-o {}", written.error().message)};
   }
 }

@@ -8,6 +8,7 @@
 #include <doctor/crash/analysis.hpp>
 #include <doctor/kb/finding_ids.hpp>
 #include <doctor/kb/render.hpp>
+#include <doctor/platform/standard_output.hpp>
 #include <doctor/report/crash_report.hpp>
 
 #include <fmt/format.h>
@@ -68,7 +69,8 @@ int run_crashes(const CrashesOptions& options) {
                     [](const crash::SourceStatus& s) { return s.status == "read"; });
     if (!any_read) {
       for (const crash::SourceStatus& s : collected.sources) {
-        fmt::print(stderr, "cudnn-doctor: error: {}: {}\n", s.source, s.detail);
+        (void)platform::write_stderr(
+            fmt::format("cudnn-doctor: error: {}: {}\n", s.source, s.detail));
       }
       throw CommandError{k_exit_usage, "no input could be read as crash evidence"};
     }

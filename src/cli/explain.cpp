@@ -9,6 +9,7 @@
 #include <doctor/explain/machine_join.hpp>
 #include <doctor/explain/scan.hpp>
 #include <doctor/platform/file_stat.hpp>
+#include <doctor/platform/host_path.hpp>
 #include <doctor/platform/input_file.hpp>
 #include <doctor/platform/terminal.hpp>
 #include <doctor/report/explain_report.hpp>
@@ -48,7 +49,7 @@ Expected<void> scan_stdin(explain::Analysis& analysis) {
 // it waits for its writer as `cat` would. Everything else is read through platform::InputFile,
 // which reads regular files only.
 Expected<void> scan_pipe(const std::string& path, explain::Analysis& analysis) {
-  std::ifstream in(std::filesystem::path(path), std::ios::binary);
+  std::ifstream in(platform::u8path(path), std::ios::binary);
   if (!in) {
     return make_error(ErrorCode::io, fmt::format("{}: cannot open", path));
   }
@@ -63,9 +64,9 @@ Expected<void> scan_pipe(const std::string& path, explain::Analysis& analysis) {
 }
 
 Expected<void> scan_file(const std::string& path, explain::Analysis& analysis) {
-  auto file = platform::InputFile::open(path);
+  auto file = platform::InputFile::open(platform::u8path(path));
   if (!file) {
-    const auto st = platform::stat_path(path);
+    const auto st = platform::stat_path(platform::u8path(path));
     if (file.error().code == ErrorCode::not_regular && st && st->kind == platform::FileKind::fifo) {
       return scan_pipe(path, analysis);
     }
@@ -83,7 +84,7 @@ void scan_argument(const std::string& arg, explain::Analysis& analysis) {
     return;
   }
   std::error_code ec;
-  const auto status = std::filesystem::status(std::filesystem::path(arg), ec);
+  const auto status = std::filesystem::status(platform::u8path(arg), ec);
   if (!ec && std::filesystem::is_directory(status)) {
     throw CommandError{k_exit_usage,
                        fmt::format("{}: is a directory; give the log files in it", arg)};

@@ -10,6 +10,7 @@
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/host.hpp>
+#include <doctor/platform/host_path.hpp>
 #include <doctor/platform/sysroot.hpp>
 #include <doctor/report/resolve_report.hpp>
 #include <doctor/util/paths.hpp>
@@ -31,9 +32,9 @@ namespace {
 std::string as_inner_path(const platform::SysRoot& root, const std::string& arg) {
   if (root.is_live() && !arg.empty() && arg.front() != '/') {
     std::error_code ec;
-    const auto absolute = std::filesystem::absolute(arg, ec);
+    const auto absolute = std::filesystem::absolute(platform::u8path(arg), ec);
     if (!ec) {
-      return util::normalize_path(absolute.generic_string());
+      return util::normalize_path(platform::generic_utf8(absolute));
     }
   }
   return util::normalize_path(arg);

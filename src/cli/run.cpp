@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <exception>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -44,6 +45,24 @@ std::vector<std::string> with_default_command(int argc, char** argv) {
   return args;
 }
 
+// CLI11's answer to --help, --version or a usage error, written as the commands write (a Windows
+// console gets it as characters; platform/standard_output.hpp), not through std::cout. Throws
+// CommandError if the help or version text could not be written (`--help > /dev/full`).
+int exit_with(const CLI::App& app, const CLI::Error& e) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const int status = app.exit(e, out, err);
+  if (const std::string text = out.str(); !text.empty()) {
+    if (auto written = platform::write_stdout(text); !written) {
+      throw CommandError{k_exit_usage, written.error().message};
+    }
+  }
+  if (const std::string text = err.str(); !text.empty()) {
+    (void)platform::write_stderr(text);
+  }
+  return status;
+}
+
 int parse_and_run(int argc, char** argv) {
   CLI::App app{std::string(k_program_summary), "cudnn-doctor"};
   app.footer(std::string(k_program_footer));
@@ -63,11 +82,11 @@ int parse_and_run(int argc, char** argv) {
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return exit_with(app, e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return exit_with(app, e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    exit_with(app, e);
     return k_exit_usage;
   }
 
@@ -100,13 +119,13 @@ int run(int argc, char** argv) {
     }
     return status;
   } catch (const CommandError& e) {
-    fmt::print(stderr, "cudnn-doctor: error: {}\n", e.message);
+    (void)platform::write_stderr(fmt::format("cudnn-doctor: error: {}\n", e.message));
     return e.exit_status;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "cudnn-doctor: internal error: {}\n", e.what());
+    (void)platform::write_stderr(fmt::format("cudnn-doctor: internal error: {}\n", e.what()));
     return k_exit_internal;
   } catch (...) {
-    fmt::print(stderr, "cudnn-doctor: internal error\n");
+    (void)platform::write_stderr("cudnn-doctor: internal error\n");
     return k_exit_internal;
   }
 }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -184,6 +185,55 @@ TEST(strings, replace_all_does_not_rescan_its_replacement) {
 
 TEST(strings, replace_all_with_empty_pattern_returns_input) {
   EXPECT_EQ(util::replace_all("abc", "", "x"), "abc");
+}
+
+} // namespace
+} // namespace doctor
+
+namespace doctor {
+namespace {
+
+TEST(strings, utf8_complete_prefix_holds_back_a_sequence_cut_short) {
+  const std::string wei = "\xe4\xbc\x9f";       // 伟, 3 bytes
+  const std::string smile = "\xf0\x9f\x98\x80"; // U+1F600, 4 bytes
+  EXPECT_EQ(util::utf8_complete_prefix(""), 0U);
+  EXPECT_EQ(util::utf8_complete_prefix("abc"), 3U);
+  EXPECT_EQ(util::utf8_complete_prefix("a" + wei), 4U);
+  EXPECT_EQ(util::utf8_complete_prefix("a" + wei.substr(0, 1)), 1U);
+  EXPECT_EQ(util::utf8_complete_prefix("a" + wei.substr(0, 2)), 1U);
+  EXPECT_EQ(util::utf8_complete_prefix(wei + smile.substr(0, 1)), 3U);
+  EXPECT_EQ(util::utf8_complete_prefix(wei + smile.substr(0, 2)), 3U);
+  EXPECT_EQ(util::utf8_complete_prefix(wei + smile.substr(0, 3)), 3U);
+  EXPECT_EQ(util::utf8_complete_prefix(wei + smile), 7U);
+  EXPECT_EQ(util::utf8_complete_prefix("\xc3"), 0U); // é cut after its lead byte
+  EXPECT_EQ(util::utf8_complete_prefix("\xc3\xa9"), 2U);
+}
+
+TEST(strings, utf8_complete_prefix_keeps_bytes_no_continuation_could_complete) {
+  EXPECT_EQ(util::utf8_complete_prefix("ab\x80"), 3U);         // a stray continuation byte
+  EXPECT_EQ(util::utf8_complete_prefix("ab\x80\x80\x80"), 5U); // no lead within reach
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xc0"), 3U);         // never a lead (overlong)
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xff"), 3U);
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xf5"), 3U);     // past U+10FFFF
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xe0\x80"), 4U); // overlong 3-byte form
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xed\xa0"), 4U); // a UTF-16 surrogate
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xf4\x90"), 4U); // past U+10FFFF
+  EXPECT_EQ(util::utf8_complete_prefix("ab\xe5\x41"), 4U); // lead, then ASCII
+}
+
+TEST(strings, utf8_complete_prefix_cuts_at_the_last_character_boundary) {
+  // Every way of cutting a valid text: what is let through ends at the last character boundary
+  // at or before the cut, so the pieces a writer passes on are always whole characters.
+  const std::string text = "GPU \xe5\xbc\xa0\xe4\xbc\x9f \xf0\x9f\x98\x80 \xc3\xa9";
+  std::vector<std::size_t> boundaries;
+  for (std::size_t i = 0; i < text.size(); i += util::utf8_sequence_length(text, i)) {
+    boundaries.push_back(i);
+  }
+  boundaries.push_back(text.size());
+  for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+    const auto last = std::upper_bound(boundaries.begin(), boundaries.end(), cut) - 1;
+    EXPECT_EQ(util::utf8_complete_prefix(std::string_view(text).substr(0, cut)), *last) << cut;
+  }
 }
 
 } // namespace

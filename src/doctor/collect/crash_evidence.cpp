@@ -4,6 +4,7 @@
 #include <doctor/collect/crash_sources.hpp>
 #include <doctor/collect/linux/journal.hpp>
 #include <doctor/platform/file.hpp>
+#include <doctor/platform/host_path.hpp>
 
 #include <fmt/format.h>
 
@@ -27,7 +28,7 @@ bool has_journal_files(const std::filesystem::path& dir, int depth) {
       return true;
     }
     if (e.kind == platform::FileKind::directory && depth > 0
-        && has_journal_files(dir / e.name, depth - 1)) {
+        && has_journal_files(dir / platform::u8path(e.name), depth - 1)) {
       return true;
     }
   }
@@ -40,15 +41,16 @@ void collect_path(const std::string& path,
                   crash::Collected& out,
                   int depth,
                   std::size_t& files) {
-  auto kind = platform::kind_of(path);
+  const std::filesystem::path host = platform::u8path(path);
+  auto kind = platform::kind_of(host);
   if (!kind) {
     add_source(out, path, "unreadable", kind.error().message);
     return;
   }
   std::error_code ec;
-  const bool dir = *kind == platform::FileKind::directory
-                   || (*kind == platform::FileKind::symlink
-                       && std::filesystem::is_directory(std::filesystem::path(path), ec));
+  const bool dir =
+      *kind == platform::FileKind::directory
+      || (*kind == platform::FileKind::symlink && std::filesystem::is_directory(host, ec));
   if (!dir) {
     if (++files > k_max_dir_files) {
       return;
@@ -56,7 +58,7 @@ void collect_path(const std::string& path,
     ingest_file(path, "", kb, out);
     return;
   }
-  if (has_journal_files(path, 1)) {
+  if (has_journal_files(host, 1)) {
     auto journal = read_journal({path}, k_max_journal_lines);
     if (!journal) {
       add_source(out, path, "unreadable", "journal: " + journal.error().message);
@@ -70,7 +72,7 @@ void collect_path(const std::string& path,
     add_source(out, path, "skipped", "deeper than 3 directory levels");
     return;
   }
-  auto entries = platform::list_directory(path);
+  auto entries = platform::list_directory(host);
   if (!entries) {
     add_source(out, path, "unreadable", entries.error().message);
     return;
@@ -78,7 +80,7 @@ void collect_path(const std::string& path,
   for (const platform::DirEntry& e : *entries) {
     if (e.kind == platform::FileKind::regular || e.kind == platform::FileKind::directory
         || e.kind == platform::FileKind::symlink) {
-      collect_path((std::filesystem::path(path) / e.name).string(), kb, out, depth + 1, files);
+      collect_path(platform::utf8(host / platform::u8path(e.name)), kb, out, depth + 1, files);
     }
   }
   if (files > k_max_dir_files) {

@@ -11,6 +11,7 @@
 #include <doctor/formats/minidump.hpp>
 #include <doctor/kb/crash_catalog.hpp>
 #include <doctor/platform/file.hpp>
+#include <doctor/platform/host_path.hpp>
 #include <doctor/util/text_decode.hpp>
 
 #include <fmt/format.h>
@@ -391,7 +392,7 @@ void ingest_file(const std::string& path,
       boot,
       kb,
       out,
-      [&](std::size_t max) { return platform::read_file(path, max, true); },
+      [&](std::size_t max) { return platform::read_file(platform::u8path(path), max, true); },
       [&] { return read_journal({path}, k_max_journal_lines); });
 }
 

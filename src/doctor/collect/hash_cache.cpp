@@ -2,6 +2,7 @@
 #include <doctor/collect/hash_cache.hpp>
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/file_stat.hpp>
+#include <doctor/platform/host_path.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -130,14 +131,15 @@ fs::path cache_dir(const fs::path& configured, const platform::Environment& env)
   if (!configured.empty()) {
     return configured;
   }
-  if (auto xdg = env.get("XDG_CACHE_HOME"); xdg && fs::path(*xdg).is_absolute()) {
-    return fs::path(*xdg) / k_dir_name;
+  // The variables hold UTF-8 text (C:\Users\张伟\AppData\Local on Windows): platform::u8path.
+  if (auto xdg = env.get("XDG_CACHE_HOME"); xdg && platform::u8path(*xdg).is_absolute()) {
+    return platform::u8path(*xdg) / k_dir_name;
   }
   if (auto home = env.get("HOME"); home && !home->empty()) {
-    return fs::path(*home) / ".cache" / k_dir_name;
+    return platform::u8path(*home) / ".cache" / k_dir_name;
   }
   if (auto local = env.get("LOCALAPPDATA"); local && !local->empty()) {
-    return fs::path(*local) / k_dir_name;
+    return platform::u8path(*local) / k_dir_name;
   }
   return {};
 }

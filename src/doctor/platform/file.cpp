@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/file.hpp>
+#include <doctor/platform/host_path.hpp>
 #include <doctor/platform/input_file.hpp>
 
 #include <fmt/format.h>
@@ -202,7 +203,7 @@ Expected<std::string> read_file(const fs::path& path, std::size_t max_bytes, boo
   if (data.size() > max_bytes) {
     if (!allow_truncate) {
       return make_error(ErrorCode::too_large,
-                        fmt::format("{}: larger than {} bytes", path.string(), max_bytes));
+                        fmt::format("{}: larger than {} bytes", utf8(path), max_bytes));
     }
     data.resize(max_bytes);
   }
@@ -213,17 +214,17 @@ Expected<std::vector<DirEntry>> list_directory(const fs::path& dir) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   if (ec) {
-    return tl::unexpected(error_from(ec, dir.string()));
+    return tl::unexpected(error_from(ec, utf8(dir)));
   }
   std::vector<DirEntry> out;
   for (const fs::directory_iterator end; it != end; it.increment(ec)) {
     if (ec) {
-      return tl::unexpected(error_from(ec, dir.string()));
+      return tl::unexpected(error_from(ec, utf8(dir)));
     }
-    out.push_back(DirEntry{it->path().filename().string(), entry_kind(*it)});
+    out.push_back(DirEntry{utf8(it->path().filename()), entry_kind(*it)});
   }
   if (ec) {
-    return tl::unexpected(error_from(ec, dir.string()));
+    return tl::unexpected(error_from(ec, utf8(dir)));
   }
   std::sort(
       out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
@@ -234,19 +235,19 @@ Expected<std::string> read_symlink(const fs::path& path) {
   std::error_code ec;
   auto target = fs::read_symlink(path, ec);
   if (ec) {
-    return tl::unexpected(error_from(ec, path.string()));
+    return tl::unexpected(error_from(ec, utf8(path)));
   }
-  return target.generic_string();
+  return generic_utf8(target);
 }
 
 Expected<FileKind> kind_of(const fs::path& path) {
   std::error_code ec;
   const auto status = fs::symlink_status(path, ec);
   if (ec) {
-    return tl::unexpected(error_from(ec, path.string()));
+    return tl::unexpected(error_from(ec, utf8(path)));
   }
   if (status.type() == fs::file_type::not_found) {
-    return make_error(ErrorCode::not_found, fmt::format("{}: no such file", path.string()));
+    return make_error(ErrorCode::not_found, fmt::format("{}: no such file", utf8(path)));
   }
   return kind_from(status.type());
 }
@@ -254,12 +255,12 @@ Expected<FileKind> kind_of(const fs::path& path) {
 Expected<void> write_file(const fs::path& path, std::string_view contents) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
-    return make_error(ErrorCode::io, fmt::format("{}: cannot open for writing", path.string()));
+    return make_error(ErrorCode::io, fmt::format("{}: cannot open for writing", utf8(path)));
   }
   out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
   out.close();
   if (!out) {
-    return make_error(ErrorCode::io, fmt::format("{}: write error", path.string()));
+    return make_error(ErrorCode::io, fmt::format("{}: write error", utf8(path)));
   }
   return {};
 }

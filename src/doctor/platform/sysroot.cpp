@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/host_path.hpp>
 #include <doctor/platform/sysroot.hpp>
 #include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
@@ -61,12 +62,12 @@ SysRoot::SysRoot(std::filesystem::path root, Environment env, OsFamily os, bool 
 std::filesystem::path SysRoot::host_path(std::string_view inner) const {
   if (m_root == "/" && m_os == OsFamily::linux) {
     // The live machine: the normalised inner path is the host path (".." cannot climb above "/").
-    return util::normalize_path(inner);
+    return u8path(util::normalize_path(inner));
   }
   std::filesystem::path out = m_root;
   // Lexically normalised first, so that ".." cannot climb out of the root.
   for (const std::string& part : components(util::normalize_path(inner))) {
-    out /= part;
+    out /= u8path(part);
   }
   return out;
 }
@@ -165,7 +166,7 @@ Error SysRoot::inner_error(const Error& error,
                            std::string_view inner) {
   return Error{
       error.code,
-      fmt::format("{}: {}", inner, util::replace_all(error.message, host.string() + ": ", ""))};
+      fmt::format("{}: {}", inner, util::replace_all(error.message, utf8(host) + ": ", ""))};
 }
 
 Expected<std::string>

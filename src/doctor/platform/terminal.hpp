@@ -3,11 +3,12 @@
 
 namespace doctor::platform {
 
-// True if standard output is a terminal (colour is then used unless NO_COLOR is set).
+// True if standard output is a terminal that shows colours (colour is then used unless NO_COLOR
+// is set); on Windows, a console in virtual-terminal mode.
 bool stdout_is_terminal();
 
-// Makes standard output able to show UTF-8 and ANSI colours where the platform needs it to be
-// asked (a Windows console); does nothing elsewhere.
+// Asks a Windows console for virtual-terminal mode (ANSI colours), where it must be asked; does
+// nothing elsewhere. (Text reaches a console as characters either way: platform/console.hpp.)
 void prepare_console();
 
 // Makes standard input deliver bytes unchanged (no CRLF or Ctrl-Z translation on Windows), for

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/host_path.hpp>
 #include <doctor/probe/children.hpp>
 #include <doctor/probe/nvml_child.hpp>
 
@@ -68,7 +69,7 @@ Expected<platform::ProcessResult> run_child(std::string_view name,
       options.timeout = timeout;
       options.max_output = max_output;
       options.end_of_answer = k_end_of_report;
-      return platform::run_process({self.string(), std::string(c.argument)}, options);
+      return platform::run_process({platform::utf8(self), std::string(c.argument)}, options);
     }
   }
   return make_error(ErrorCode::not_found, fmt::format("no isolated child named {}", name));

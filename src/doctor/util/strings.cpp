@@ -47,6 +47,38 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   return len;
 }
 
+std::size_t utf8_complete_prefix(std::string_view s) {
+  const std::size_t n = s.size();
+  // A sequence is at most 4 bytes, so an unfinished one starts within the last 3.
+  for (std::size_t back = 1; back <= 3 && back <= n; ++back) {
+    const auto c = static_cast<unsigned char>(s[n - back]);
+    if ((c & 0xC0) == 0x80) {
+      continue; // a continuation byte: its lead is further back
+    }
+    std::size_t need = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      need = 2;
+    } else if ((c & 0xF0) == 0xE0) {
+      need = 3;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      need = 4;
+    }
+    if (need <= back) {
+      return n; // ASCII, a byte no sequence starts with, or a sequence that is complete
+    }
+    if (back >= 2) {
+      // The second byte already rules out overlong forms, surrogates and values past U+10FFFF.
+      const auto c1 = static_cast<unsigned char>(s[n - back + 1]);
+      if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90)
+          || (c == 0xF4 && c1 > 0x8F)) {
+        return n;
+      }
+    }
+    return n - back;
+  }
+  return n;
+}
+
 std::uint32_t utf8_code_point(std::string_view seq) {
   const auto b = [&](std::size_t k) {
     return static_cast<std::uint32_t>(static_cast<unsigned char>(seq[k]));

@@ -47,6 +47,12 @@ std::string replace_all(std::string_view s, std::string_view from, std::string_v
 // (a stray byte, a truncated or overlong sequence, a surrogate, a value above U+10FFFF).
 std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
 
+// The length of the longest start of `s` that does not end in the first bytes of a UTF-8
+// sequence that more bytes could complete: "ab\xe5\xbc" gives 2, "ab\xe5\xbc\xa0" 5. Bytes
+// that no continuation can make valid (a stray continuation byte, 0xC0, 0xFF, "\xe0\x80") are
+// kept: only a sequence cut short is held back, for a writer that receives text in pieces.
+std::size_t utf8_complete_prefix(std::string_view s);
+
 // The code point of `seq`, one valid UTF-8 sequence (as utf8_sequence_length measured it).
 std::uint32_t utf8_code_point(std::string_view seq);
 

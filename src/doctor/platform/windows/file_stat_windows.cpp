@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/file_stat.hpp>
+#include <doctor/platform/host_path.hpp>
 
 #include <chrono>
 
@@ -16,7 +17,7 @@ Expected<FileStat> do_stat(const fs::path& path, bool follow) {
   const fs::file_status st = follow ? fs::status(path, ec) : fs::symlink_status(path, ec);
   if (ec || st.type() == fs::file_type::not_found) {
     return tl::unexpected(platform::error_from(
-        ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory), path.string()));
+        ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory), utf8(path)));
   }
   FileStat out;
   switch (st.type()) {

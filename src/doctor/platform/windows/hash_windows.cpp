@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/hash.hpp>
+#include <doctor/platform/host_path.hpp>
 #include <doctor/platform/windows/wide.hpp>
 
 #include <fmt/format.h>
@@ -110,7 +111,7 @@ Expected<std::string> hash_file(const std::filesystem::path& path,
     if (ReadFile(file, buffer.data(), static_cast<DWORD>(buffer.size()), &n, nullptr) == 0) {
       const DWORD err = GetLastError();
       CloseHandle(file);
-      return make_error(ErrorCode::io, fmt::format("{}: read error {}", path.string(), err));
+      return make_error(ErrorCode::io, fmt::format("{}: read error {}", utf8(path), err));
     }
     if (n == 0) {
       break;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/host_path.hpp>
 #include <doctor/platform/input_file.hpp>
 #include <doctor/platform/windows/wide.hpp>
 
@@ -33,7 +34,7 @@ Expected<InputFile> InputFile::open(const std::filesystem::path& path, Accept) {
   if (GetFileInformationByHandle(handle_of(out.m_handle), &info) == 0) {
     return make_error(
         ErrorCode::io,
-        fmt::format("{}: cannot read its status (error {})", path.string(), GetLastError()));
+        fmt::format("{}: cannot read its status (error {})", utf8(path), GetLastError()));
   }
   out.m_stat.kind = FileKind::regular;
   out.m_stat.size = (std::uint64_t{info.nFileSizeHigh} << 32U) | info.nFileSizeLow;
@@ -55,7 +56,7 @@ Expected<std::size_t> InputFile::read(char* buffer, std::size_t size) {
   const auto want = static_cast<DWORD>(std::min<std::size_t>(size, 1U << 30U));
   if (ReadFile(handle_of(m_handle), buffer, want, &n, nullptr) == 0) {
     return make_error(ErrorCode::io,
-                      fmt::format("{}: read error {}", m_path.string(), GetLastError()));
+                      fmt::format("{}: read error {}", utf8(m_path), GetLastError()));
   }
   return static_cast<std::size_t>(n);
 }
@@ -74,7 +75,7 @@ Expected<std::size_t> InputFile::read_at(std::uint64_t offset, char* buffer, std
       if (err == ERROR_HANDLE_EOF) {
         break;
       }
-      return make_error(ErrorCode::io, fmt::format("{}: read error {}", m_path.string(), err));
+      return make_error(ErrorCode::io, fmt::format("{}: read error {}", utf8(m_path), err));
     }
     if (n == 0) {
       break;

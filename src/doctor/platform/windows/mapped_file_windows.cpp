@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/host_path.hpp>
 #include <doctor/platform/mapped_file.hpp>
 #include <doctor/platform/windows/wide.hpp>
 
@@ -19,7 +20,7 @@ Expected<MappedFile> MappedFile::open(const std::filesystem::path& path) {
   LARGE_INTEGER size{};
   if (GetFileSizeEx(file, &size) == 0) {
     CloseHandle(file);
-    return make_error(ErrorCode::io, fmt::format("{}: cannot read its size", path.string()));
+    return make_error(ErrorCode::io, fmt::format("{}: cannot read its size", utf8(path)));
   }
   MappedFile out;
   out.m_size = static_cast<std::size_t>(size.QuadPart);
@@ -27,13 +28,13 @@ Expected<MappedFile> MappedFile::open(const std::filesystem::path& path) {
     HANDLE mapping = CreateFileMappingW(file, nullptr, PAGE_READONLY, 0, 0, nullptr);
     if (mapping == nullptr) {
       CloseHandle(file);
-      return make_error(ErrorCode::io, fmt::format("{}: cannot map", path.string()));
+      return make_error(ErrorCode::io, fmt::format("{}: cannot map", utf8(path)));
     }
     out.m_data = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
     if (out.m_data == nullptr) {
       CloseHandle(mapping);
       CloseHandle(file);
-      return make_error(ErrorCode::io, fmt::format("{}: cannot map", path.string()));
+      return make_error(ErrorCode::io, fmt::format("{}: cannot map", utf8(path)));
     }
     out.m_handle = mapping;
   }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/host_path.hpp>
 #include <doctor/platform/positioned_file.hpp>
 #include <doctor/platform/windows/wide.hpp>
 
@@ -19,7 +20,7 @@ Expected<std::unique_ptr<PositionedFile>> PositionedFile::open(const std::filesy
   LARGE_INTEGER size{};
   if (GetFileSizeEx(file, &size) == 0) { // open_for_reading took only a file on a disk
     CloseHandle(file);
-    return make_error(ErrorCode::io, fmt::format("{}: cannot read its size", path.string()));
+    return make_error(ErrorCode::io, fmt::format("{}: cannot read its size", utf8(path)));
   }
   std::unique_ptr<PositionedFile> out(new PositionedFile());
   out->m_handle = reinterpret_cast<std::intptr_t>(file);

@@ -9,17 +9,23 @@
 
 namespace doctor::platform {
 
+// Colour is escape sequences, which a console shows as such only in virtual-terminal mode
+// (Windows 10 1511 and later, asked for by prepare_console); an older console, or one that
+// refuses the mode, would print "←[1;31m", so there standard output counts as no terminal.
 bool stdout_is_terminal() {
   HANDLE out = GetStdHandle(STD_OUTPUT_HANDLE);
   DWORD mode = 0;
-  return out != INVALID_HANDLE_VALUE && GetConsoleMode(out, &mode) != 0;
+  return out != nullptr && out != INVALID_HANDLE_VALUE && GetConsoleMode(out, &mode) != 0
+         && (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
 }
 
+// The console's code page is left alone: text reaches a console through WriteConsoleW
+// (platform/console.hpp), and SetConsoleOutputCP would outlast the doctor in the user's window.
 void prepare_console() {
-  SetConsoleOutputCP(CP_UTF8);
   HANDLE out = GetStdHandle(STD_OUTPUT_HANDLE);
   DWORD mode = 0;
-  if (out != INVALID_HANDLE_VALUE && GetConsoleMode(out, &mode) != 0) {
+  if (out != nullptr && out != INVALID_HANDLE_VALUE && GetConsoleMode(out, &mode) != 0
+      && (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) == 0) {
     SetConsoleMode(out, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING);
   }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/host_path.hpp>
 #include <doctor/platform/input_file.hpp>
 #include <doctor/platform/windows/wide.hpp>
 
@@ -85,7 +86,7 @@ Expected<void*> open_for_reading(const std::filesystem::path& path, bool sequent
     default:
       break;
     }
-    return make_error(code, fmt::format("{}: cannot open (error {})", path.string(), err));
+    return make_error(code, fmt::format("{}: cannot open (error {})", utf8(path), err));
   }
   // The same contract as Linux (platform/input_file.hpp): only a file on a disk is read. A pipe,
   // the console, or a DOS device name that CreateFileW opens in any folder (NUL, CON, COM1)
@@ -93,7 +94,7 @@ Expected<void*> open_for_reading(const std::filesystem::path& path, bool sequent
   const DWORD type = GetFileType(file);
   if (type != FILE_TYPE_DISK) {
     CloseHandle(file);
-    return tl::unexpected(not_regular_error(path.string(),
+    return tl::unexpected(not_regular_error(utf8(path),
                                             type == FILE_TYPE_PIPE   ? FileKind::fifo
                                             : type == FILE_TYPE_CHAR ? FileKind::character_device
                                                                      : FileKind::other));
