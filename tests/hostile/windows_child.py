@@ -87,7 +87,7 @@ def confined(report):
 
 
 def main():
-    exe, work = sys.argv[1], sys.argv[2]
+    exe, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     os.makedirs(work, exist_ok=True)
     prefix, env = make_prefix(work)
     system32 = os.path.join(prefix, "drive_c", "windows", "system32")
@@ -126,7 +126,8 @@ def main():
     def crash():
         code, report, took = run_child(exe, env, "crash")
         expect(report is None, f"a report from a crashed child: {report}")
-        expect(code != 0, "a crashed child exited 0")
+        # No exit status is asserted: Windows gives the exception code (0xC0000005), wine's
+        # crash handler whatever winedbg returns. The doctor judges the missing answer.
         expect(took < 30, f"the crash took {took:.0f} s: an error dialog or a debugger waited")
 
     def leak():
