@@ -51,6 +51,10 @@ constexpr CheckDef k_checks[] = {
     // windows_loader.cpp
     {"windows_loader", emits::k_windows_loader, check_windows_loader},
     {"windows_system_dir_copy", emits::k_windows_system_dir_copy, check_windows_system_dir_copy},
+    // windows_display.cpp
+    {"windows_basic_display", emits::k_windows_basic_display, check_windows_basic_display},
+    {"windows_driver_residue", emits::k_windows_driver_residue, check_windows_driver_residue},
+    {"windows_registry_path", emits::k_windows_registry_path, check_windows_registry_path},
     // os_updates.cpp
     {"module_for_kernel", emits::k_module_for_kernel, check_module_for_kernel},
     // internal.cpp

@@ -91,6 +91,18 @@ void check_windows_system_dir_copy(const facts::Facts& facts,
                                    const kb::KnowledgeBase& kb,
                                    FindingSink& out);
 
+// windows_display.cpp (Windows registry facts): the generic display driver standing in for the
+// NVIDIA one, old driver packages in the driver store, a registry PATH this console lacks.
+void check_windows_basic_display(const facts::Facts& facts,
+                                 const kb::KnowledgeBase& kb,
+                                 FindingSink& out);
+void check_windows_driver_residue(const facts::Facts& facts,
+                                  const kb::KnowledgeBase& kb,
+                                  FindingSink& out);
+void check_windows_registry_path(const facts::Facts& facts,
+                                 const kb::KnowledgeBase& kb,
+                                 FindingSink& out);
+
 // os_updates.cpp (family 8): a kernel update that left the NVIDIA driver without a module.
 void check_module_for_kernel(const facts::Facts& facts,
                              const kb::KnowledgeBase& kb,
