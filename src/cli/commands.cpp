@@ -9,6 +9,7 @@
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 #include <doctor/model/facts_json.hpp>
+#include <doctor/platform/registry_hive.hpp>
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/host.hpp>
@@ -147,8 +148,9 @@ platform::SysRoot make_root(const TargetOptions& target) {
                                        ? "permission denied"
                                        : listing.error().message)};
   }
-  return platform::SysRoot(
-      target.sysroot, platform::Environment(*assignments), platform::OsFamily::linux, false);
+  // A Windows system disk (Windows/System32 in it) is examined as Windows, its registry read
+  // from the hives; anything else as a Linux tree.
+  return platform::open_tree_root(target.sysroot, platform::Environment(*assignments));
 }
 
 collect::CollectOptions collect_options(const TargetOptions& target) {
