@@ -131,6 +131,7 @@ void collect_windows_os(const platform::SysRoot& root, const CollectOptions&, Fa
   w.system32 = w.windows_dir + "\\System32";
   facts.os.pretty_name = w.product_name;
   facts.os.version_id = w.build;
+  facts.os.kernel_release = w.build; // the NT kernel carries the build number
   if (auto processor =
           string_fact(*r, hklm, k_machine_environment, "PROCESSOR_ARCHITECTURE")) {
     facts.os.architecture =
