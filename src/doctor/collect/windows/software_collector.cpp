@@ -81,7 +81,9 @@ Fact<std::vector<PythonRegistration>> python_registrations(const Registry& r) {
     std::string error;
     auto companies = subkeys_or_none(r, where.root, where.key, error);
     if (!companies) {
-      errors.push_back(error);
+      if (std::find(errors.begin(), errors.end(), error) == errors.end()) {
+        errors.push_back(error);
+      }
       continue;
     }
     sources.push_back(r.source(where.root, where.key));

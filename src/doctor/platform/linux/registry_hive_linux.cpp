@@ -127,6 +127,10 @@ public:
     if (!resolved) {
       return fail(resolved.error().code, resolved.error().message);
     }
+    // Named first for a clear message; InputFile checks the opened file itself again.
+    if (auto st = root.stat(*resolved); st && st->kind != FileKind::regular) {
+      return fail(ErrorCode::not_regular, fmt::format("is {}, not a regular file", describe(st->kind)));
+    }
     auto file = InputFile::open(root.host_path(*resolved));
     if (!file) {
       return fail(file.error().code, file.error().message);
@@ -136,24 +140,34 @@ public:
       return fail(ErrorCode::too_large,
                   fmt::format("{} bytes, more than the {} a hive may have", size, k_max_hive_bytes));
     }
-    char magic[4] = {};
-    auto got = file->read_at(0, magic, sizeof magic);
+    char header[48] = {};
+    auto got = file->read_at(0, header, sizeof header);
     if (!got) {
       return fail(got.error().code, got.error().message);
     }
-    if (*got < sizeof magic || std::memcmp(magic, "regf", 4) != 0) {
+    if (*got < 4 || std::memcmp(header, "regf", 4) != 0) {
       return fail(ErrorCode::parse, "not a registry hive (no \"regf\" signature)");
     }
     if (size < 2 * k_hive_header) {
       return fail(ErrorCode::parse,
                   fmt::format("truncated: {} bytes, less than a base block and one hbin", size));
     }
+    // The base block says how many bytes of hbins follow it (offset 40).
+    const std::uint64_t declared = little_endian(header + 40, 4);
+    if (k_hive_header + declared > size) {
+      return fail(ErrorCode::parse,
+                  fmt::format("truncated: the header declares {} bytes of hive bins, the file "
+                              "holds {}",
+                              declared,
+                              size - k_hive_header));
+    }
     // The descriptor that was checked, reopened by libhivex (it opens a path).
     const std::string fd_path = fmt::format("/proc/self/fd/{}", file->native());
     errno = 0;
     hive_h* h = hivex_open(fd_path.c_str(), 0);
     if (h == nullptr) {
-      return fail(ErrorCode::parse, "libhivex rejects it: " + errno_text(errno));
+      return fail(ErrorCode::parse,
+                  "libhivex rejects it as damaged (" + errno_text(errno) + ")");
     }
     std::unique_ptr<Hive> out(new Hive(h));
     return out;
