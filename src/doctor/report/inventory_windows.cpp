@@ -90,11 +90,23 @@ void describe_windows_inventory(const InventoryWindows& w, std::vector<Inventory
   }
   out.push_back({"Display", display});
 
-  const std::string delay = w.tdr_delay ? fmt::format("TdrDelay {} s", *w.tdr_delay)
-                                        : "TdrDelay " + why("tdr_delay_seconds").substr(2);
-  const std::string level = w.tdr_level ? fmt::format("TdrLevel {}", *w.tdr_level)
-                                        : "TdrLevel " + why("tdr_level").substr(2);
-  out.push_back({"TDR", {delay + "; " + level}});
+  // A value not set reads "TdrDelay not set (Windows default 2 s)"; settings that cannot be read
+  // at all say so once.
+  auto reason_of = [&](const std::string& field) {
+    auto it = w.unknown_reasons.find(field);
+    return it == w.unknown_reasons.end() ? std::string("unknown") : it->second;
+  };
+  const std::string delay_reason = reason_of("tdr_delay_seconds");
+  if (!w.tdr_delay && !w.tdr_level && delay_reason == reason_of("tdr_level")
+      && !delay_reason.starts_with("not set")) {
+    out.push_back({"TDR", {"unknown, because " + delay_reason}});
+  } else {
+    const std::string delay = w.tdr_delay ? fmt::format("TdrDelay {} s", *w.tdr_delay)
+                                          : "TdrDelay " + delay_reason;
+    const std::string level = w.tdr_level ? fmt::format("TdrLevel {}", *w.tdr_level)
+                                          : "TdrLevel " + reason_of("tdr_level");
+    out.push_back({"TDR", {delay + "; " + level}});
+  }
 
   std::vector<std::string> registered;
   for (const InventoryPythonRegistration& p :

@@ -80,13 +80,17 @@ std::optional<PageFile> parse_page_file(std::string_view entry) {
   }
   PageFile out;
   out.path = std::string(words[0]);
-  const auto initial = words.size() > 1 ? util::parse_uint(words[1]) : std::optional<std::uint64_t>();
-  const auto maximum = words.size() > 2 ? util::parse_uint(words[2]) : std::optional<std::uint64_t>();
-  out.system_managed = !initial || (*initial == 0 && maximum.value_or(0) == 0);
-  if (!out.system_managed) {
-    out.initial_size = *initial * k_mib;
-    out.maximum_size = maximum.value_or(*initial) * k_mib;
+  // Sizes in MiB; a missing or unreadable size counts as 0 (GCC's optimiser misjudges optionals
+  // here, so plain numbers).
+  std::uint64_t initial = 0;
+  std::uint64_t maximum = 0;
+  if (words.size() > 1) {
+    initial = util::parse_uint(words[1]).value_or(0);
+    maximum = words.size() > 2 ? util::parse_uint(words[2]).value_or(0) : initial;
   }
+  out.system_managed = initial == 0 && maximum == 0;
+  out.initial_size = initial * k_mib;
+  out.maximum_size = maximum * k_mib;
   out.drive_free = Fact<std::uint64_t>::unknown(
       "the free space of a drive is measured only on the running machine");
   return out;
