@@ -116,7 +116,8 @@ struct InventoryWindows {
   std::map<std::string, std::string> unknown_reasons;
 };
 
-// The Windows part of the inventory; nullopt unless facts.collection.os_family is "windows".
+// The Windows part of the inventory; nullopt unless facts.collection.os_family is "windows" and
+// its Windows section was collected.
 std::optional<InventoryWindows> make_windows_inventory(const facts::Facts& facts);
 
 struct Inventory {

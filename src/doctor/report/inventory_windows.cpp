@@ -9,10 +9,12 @@
 namespace doctor::report {
 
 std::optional<InventoryWindows> make_windows_inventory(const facts::Facts& facts) {
-  if (facts.collection.os_family != "windows") {
+  const facts::WindowsInfo& w = facts.windows;
+  // A snapshot whose Windows section was never collected (written before it existed) has nothing
+  // to show here.
+  if (facts.collection.os_family != "windows" || w == facts::WindowsInfo{}) {
     return std::nullopt;
   }
-  const facts::WindowsInfo& w = facts.windows;
   InventoryWindows out;
   if (w.build) {
     out.build = *w.build;
