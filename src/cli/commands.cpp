@@ -9,11 +9,11 @@
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 #include <doctor/model/facts_json.hpp>
-#include <doctor/platform/registry_hive.hpp>
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/process.hpp>
+#include <doctor/platform/registry_hive.hpp>
 #include <doctor/platform/standard_output.hpp>
 #include <doctor/platform/sysroot.hpp>
 #include <doctor/platform/terminal.hpp>

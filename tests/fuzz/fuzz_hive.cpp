@@ -96,7 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bytes = base_block(bytes.size()) + bytes;
   }
   {
-    std::ofstream out(tree() / "Windows/System32/config/SYSTEM", std::ios::binary | std::ios::trunc);
+    std::ofstream out(tree() / "Windows/System32/config/SYSTEM",
+                      std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
   const doctor::platform::SysRoot root =

@@ -89,12 +89,14 @@ TEST(RegistryHive, NamesCompareInAnyCase) {
   const SysRoot root = open_tree_root(tmp.path(), Environment());
   ASSERT_EQ(root.os(), OsFamily::windows);
   ASSERT_NE(root.registry(), nullptr) << root.registry_error();
-  auto level = root.registry()->value(
-      RegistryRoot::local_machine, "system\\currentcontrolset\\CONTROL\\graphicsdrivers", "TDRLEVEL");
+  auto level = root.registry()->value(RegistryRoot::local_machine,
+                                      "system\\currentcontrolset\\CONTROL\\graphicsdrivers",
+                                      "TDRLEVEL");
   ASSERT_TRUE(level) << level.error().message;
   EXPECT_EQ(level->number, 0U);
-  auto missing = root.registry()->value(
-      RegistryRoot::local_machine, "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers", "TdrDdiDelay");
+  auto missing = root.registry()->value(RegistryRoot::local_machine,
+                                        "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers",
+                                        "TdrDdiDelay");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, ErrorCode::not_found);
   auto subkeys = root.registry()->subkeys(RegistryRoot::local_machine, "SYSTEM");
@@ -106,8 +108,10 @@ TEST(RegistryHive, CurrentUserIsTheNewestProfile) {
   REQUIRE_HIVEXREGEDIT();
   TempDir tmp;
   make_disk(tmp, k_system_reg);
-  ASSERT_TRUE(test::make_hive(tmp.at("Users/old/NTUSER.DAT"), "[\\Environment]\n\"Path\"=\"old\"\n"));
-  ASSERT_TRUE(test::make_hive(tmp.at("Users/bob/NTUSER.DAT"), "[\\Environment]\n\"Path\"=\"bob\"\n"));
+  ASSERT_TRUE(
+      test::make_hive(tmp.at("Users/old/NTUSER.DAT"), "[\\Environment]\n\"Path\"=\"old\"\n"));
+  ASSERT_TRUE(
+      test::make_hive(tmp.at("Users/bob/NTUSER.DAT"), "[\\Environment]\n\"Path\"=\"bob\"\n"));
   ASSERT_TRUE(test::make_hive(tmp.at("Users/Default/NTUSER.DAT"),
                               "[\\Environment]\n\"Path\"=\"template\"\n"));
   const struct timeval old_times[2] = {{1000000, 0}, {1000000, 0}};
@@ -138,7 +142,8 @@ void plant_truncated(const TempDir& tmp) {
   ASSERT_TRUE(test::make_hive(tmp.at("full"), k_system_reg));
   auto bytes = platform::read_file(tmp.at("full"), 1 << 20);
   ASSERT_TRUE(bytes);
-  test::write_file(tmp.at("Windows/System32/config/SYSTEM"), bytes->substr(0, bytes->size() - 4096));
+  test::write_file(tmp.at("Windows/System32/config/SYSTEM"),
+                   bytes->substr(0, bytes->size() - 4096));
 }
 void plant_text(const TempDir& tmp) {
   tmp.write("Windows/System32/config/SYSTEM", "Windows Registry Editor Version 5.00\r\n");
@@ -167,19 +172,22 @@ class HostileHive : public ::testing::TestWithParam<Hostile> {};
 TEST_P(HostileHive, FailsAloneWithAClearError) {
   REQUIRE_HIVEXREGEDIT();
   TempDir tmp;
-  make_disk(tmp, nullptr, "[\\Microsoft\\Windows NT\\CurrentVersion]\n\"CurrentBuild\"=\"22631\"\n");
+  make_disk(
+      tmp, nullptr, "[\\Microsoft\\Windows NT\\CurrentVersion]\n\"CurrentBuild\"=\"22631\"\n");
   GetParam().plant(tmp);
   const SysRoot root = open_tree_root(tmp.path(), Environment());
   ASSERT_NE(root.registry(), nullptr);
-  auto v = root.registry()->value(
-      RegistryRoot::local_machine, "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers", "TdrDelay");
+  auto v = root.registry()->value(RegistryRoot::local_machine,
+                                  "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers",
+                                  "TdrDelay");
   ASSERT_FALSE(v);
   EXPECT_EQ(v.error().code, GetParam().code) << v.error().message;
   EXPECT_NE(v.error().message.find("hive /Windows/System32/config/SYSTEM: "), std::string::npos)
       << v.error().message;
   EXPECT_NE(v.error().message.find(GetParam().message), std::string::npos) << v.error().message;
-  auto build = root.registry()->value(
-      RegistryRoot::local_machine, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion", "CurrentBuild");
+  auto build = root.registry()->value(RegistryRoot::local_machine,
+                                      "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion",
+                                      "CurrentBuild");
   ASSERT_TRUE(build) << build.error().message;
   EXPECT_EQ(build->text, "22631");
 }
@@ -206,7 +214,8 @@ TEST(RegistryHive, MissingHivesAreNoMissingKeys) {
   auto v = root.registry()->value(RegistryRoot::local_machine, "SOFTWARE\\Python", "");
   ASSERT_FALSE(v);
   EXPECT_NE(v.error().code, ErrorCode::not_found); // "no such key" would read as "not installed"
-  EXPECT_NE(v.error().message.find("no HKLM\\SOFTWARE hive"), std::string::npos) << v.error().message;
+  EXPECT_NE(v.error().message.find("no HKLM\\SOFTWARE hive"), std::string::npos)
+      << v.error().message;
   auto user = root.registry()->value(RegistryRoot::current_user, "Environment", "Path");
   ASSERT_FALSE(user);
   EXPECT_NE(user.error().message.find("no HKCU hive"), std::string::npos) << user.error().message;
@@ -224,7 +233,8 @@ TEST(RegistryHive, WithoutSelectThereIsNoCurrentControlSet) {
   EXPECT_EQ(v.error().code, ErrorCode::parse);
   EXPECT_NE(v.error().message.find("no CurrentControlSet"), std::string::npos) << v.error().message;
   // The control sets themselves still answer.
-  EXPECT_TRUE(root.registry()->value(RegistryRoot::local_machine, "SYSTEM\\ControlSet001\\Control", "X"));
+  EXPECT_TRUE(
+      root.registry()->value(RegistryRoot::local_machine, "SYSTEM\\ControlSet001\\Control", "X"));
 }
 
 TEST(RegistryHive, ALinuxTreeHasNoRegistry) {

@@ -189,8 +189,9 @@ TEST(WindowsCollectors, SystemSettings) {
   EXPECT_EQ((*w.page_files)[1].path, "D:\\pagefile.sys");
   EXPECT_EQ((*w.page_files)[1].initial_size, 1024ULL << 20U);
   EXPECT_EQ((*w.page_files)[1].maximum_size, 2048ULL << 20U);
-  EXPECT_EQ(*w.machine_path,
-            "C:\\Windows\\system32;C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\bin");
+  EXPECT_EQ(
+      *w.machine_path,
+      "C:\\Windows\\system32;C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\bin");
   EXPECT_EQ(*w.user_path, "C:\\Users\\alice\\miniconda3\\Library\\bin");
   EXPECT_EQ(w.user_path.source(), "hive:/Users/alice/NTUSER.DAT:HKCU\\Environment\\Path");
 }

@@ -115,7 +115,8 @@ Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
   }
   const bool windows = root.os() == platform::OsFamily::windows;
   const std::span<const Collector> collectors =
-      windows ? std::span<const Collector>(k_windows_collectors) : std::span<const Collector>(k_collectors);
+      windows ? std::span<const Collector>(k_windows_collectors)
+              : std::span<const Collector>(k_collectors);
   for (const Collector& c : collectors) {
     if (!options.only.empty()
         && std::find(options.only.begin(), options.only.end(), c.name) == options.only.end()) {

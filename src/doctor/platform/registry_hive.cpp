@@ -83,8 +83,8 @@ SysRoot open_tree_root(const std::filesystem::path& dir, Environment env) {
   if (registry) {
     root.set_registry(std::move(*registry));
   } else {
-    root.set_registry_error(fmt::format("the registry hives cannot be read: {}",
-                                        registry.error().message));
+    root.set_registry_error(
+        fmt::format("the registry hives cannot be read: {}", registry.error().message));
   }
   return root;
 }

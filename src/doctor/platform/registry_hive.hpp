@@ -43,7 +43,7 @@ HivePaths find_hive_paths(const SysRoot& root, const std::string& windows_dir);
 // read under it returns that error, naming the file, with a code other than not_found (which
 // means "no such key or value"). Returns ErrorCode::unsupported on a build without a hive reader.
 Expected<std::shared_ptr<const Registry>> open_hive_registry(const SysRoot& root,
-                                                              const HivePaths& paths);
+                                                             const HivePaths& paths);
 
 // The examined machine of `--sysroot DIR`: a Windows tree (a Windows/System32 folder in any case)
 // with its hives as the registry (or registry_error() saying why there is none), or else a Linux

@@ -51,8 +51,7 @@ std::optional<InventoryWindows> make_windows_inventory(const facts::Facts& facts
   if (w.python_registrations) {
     out.python_registrations.emplace();
     for (const facts::PythonRegistration& p : *w.python_registrations) {
-      out.python_registrations->push_back(
-          {p.hive, p.company, p.tag, p.install_path, p.version});
+      out.python_registrations->push_back({p.hive, p.company, p.tag, p.install_path, p.version});
     }
   } else {
     out.unknown_reasons["python_registrations"] = w.python_registrations.reason();
@@ -66,8 +65,8 @@ void describe_windows_inventory(const InventoryWindows& w, std::vector<Inventory
     return it == w.unknown_reasons.end() ? std::string() : ", because " + it->second;
   };
   std::vector<std::string> display;
-  for (const InventoryDisplayAdapter& a : w.display_adapters ? *w.display_adapters
-                                                             : std::vector<InventoryDisplayAdapter>{}) {
+  for (const InventoryDisplayAdapter& a :
+       w.display_adapters ? *w.display_adapters : std::vector<InventoryDisplayAdapter>{}) {
     std::vector<std::string> bits;
     if (!a.provider.empty()) {
       bits.push_back(a.provider);
@@ -103,25 +102,24 @@ void describe_windows_inventory(const InventoryWindows& w, std::vector<Inventory
       && !delay_reason.starts_with("not set")) {
     out.push_back({"TDR", {"unknown, because " + delay_reason}});
   } else {
-    const std::string delay = w.tdr_delay ? fmt::format("TdrDelay {} s", *w.tdr_delay)
-                                          : "TdrDelay " + delay_reason;
+    const std::string delay =
+        w.tdr_delay ? fmt::format("TdrDelay {} s", *w.tdr_delay) : "TdrDelay " + delay_reason;
     const std::string level = w.tdr_level ? fmt::format("TdrLevel {}", *w.tdr_level)
                                           : "TdrLevel " + reason_of("tdr_level");
     out.push_back({"TDR", {delay + "; " + level}});
   }
 
   std::vector<std::string> registered;
-  for (const InventoryPythonRegistration& p :
-       w.python_registrations ? *w.python_registrations
-                              : std::vector<InventoryPythonRegistration>{}) {
-    registered.push_back(fmt::format("{} {} {}{} at {}",
-                                     p.hive,
-                                     p.company,
-                                     p.tag,
-                                     p.version.empty() || p.version == p.tag
-                                         ? ""
-                                         : " (" + p.version + ")",
-                                     p.install_path));
+  for (const InventoryPythonRegistration& p : w.python_registrations
+                                                  ? *w.python_registrations
+                                                  : std::vector<InventoryPythonRegistration>{}) {
+    registered.push_back(
+        fmt::format("{} {} {}{} at {}",
+                    p.hive,
+                    p.company,
+                    p.tag,
+                    p.version.empty() || p.version == p.tag ? "" : " (" + p.version + ")",
+                    p.install_path));
   }
   if (registered.empty()) {
     registered.push_back(w.python_registrations ? "no PEP 514 registrations"

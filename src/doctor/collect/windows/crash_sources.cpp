@@ -100,7 +100,9 @@ void collect_hive_tdr_settings(const platform::Registry& registry, crash::Collec
           static_cast<std::uint32_t>(v->number);
     }
     const char* fallback = std::string_view(name) == "TdrDelay" ? "not set (2 s)" : "not set (3)";
-    detail += fmt::format("{}{} {}", detail.empty() ? "" : ", ", name,
+    detail += fmt::format("{}{} {}",
+                          detail.empty() ? "" : ", ",
+                          name,
                           set ? std::to_string(v->number) : std::string(fallback));
   }
   out.machine.tdr_settings_read = true;

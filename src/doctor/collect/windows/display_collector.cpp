@@ -19,8 +19,7 @@ namespace {
 
 constexpr std::string_view k_display_class =
     "SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}";
-constexpr std::string_view k_gpu_preferences =
-    "Software\\Microsoft\\DirectX\\UserGpuPreferences";
+constexpr std::string_view k_gpu_preferences = "Software\\Microsoft\\DirectX\\UserGpuPreferences";
 constexpr std::uint32_t k_nvidia_adapter_vendor = 0x10de;
 
 // The four hex digits after `tag` ("ven_") in a device id ("pci\\ven_10de&dev_2204&…"), or 0.
@@ -41,9 +40,7 @@ bool is_adapter_key(std::string_view name) {
 DisplayAdapter read_adapter(const Registry& r, const std::string& subkey) {
   const auto hklm = RegistryRoot::local_machine;
   const std::string key = fmt::format("{}\\{}", k_display_class, subkey);
-  auto text = [&](std::string_view name) {
-    return string_value(r, hklm, key, name).value_or("");
-  };
+  auto text = [&](std::string_view name) { return string_value(r, hklm, key, name).value_or(""); };
   DisplayAdapter a;
   a.key = subkey;
   a.description = text("DriverDesc");
@@ -61,7 +58,8 @@ DisplayAdapter read_adapter(const Registry& r, const std::string& subkey) {
   } else if (a.driver_version.empty()) {
     a.nvidia_version = Fact<std::string>::unknown(key + " has no DriverVersion");
   } else if (auto v = kb::nvidia_driver_from_windows(a.driver_version)) {
-    a.nvidia_version = Fact<std::string>::known(v->str(), value_source(r, hklm, key, "DriverVersion"));
+    a.nvidia_version =
+        Fact<std::string>::known(v->str(), value_source(r, hklm, key, "DriverVersion"));
   } else {
     a.nvidia_version = Fact<std::string>::unknown(
         fmt::format("DriverVersion {} is not of the form 32.0.15.6094", a.driver_version));
@@ -117,8 +115,8 @@ void collect_windows_display(const platform::SysRoot& root, const CollectOptions
     std::sort(adapters.begin(), adapters.end(), [](const auto& a, const auto& b) {
       return a.key < b.key;
     });
-    w.display_adapters =
-        Fact<std::vector<DisplayAdapter>>::known(std::move(adapters), r->source(hklm, k_display_class));
+    w.display_adapters = Fact<std::vector<DisplayAdapter>>::known(std::move(adapters),
+                                                                  r->source(hklm, k_display_class));
   }
   const auto hkcu = RegistryRoot::current_user;
   auto prefs = r->values(hkcu, k_gpu_preferences);

@@ -20,10 +20,10 @@ Expected<RegistryValue> read(const Registry& registry,
                              std::string& reason) {
   auto v = registry.value(root, path, name);
   if (!v) {
-    reason = v.error().code == ErrorCode::not_found
-                 ? std::string(not_set)
-                 : fmt::format("{}\\{} cannot be read: {}", to_string(root), path,
-                               v.error().message);
+    reason =
+        v.error().code == ErrorCode::not_found
+            ? std::string(not_set)
+            : fmt::format("{}\\{} cannot be read: {}", to_string(root), path, v.error().message);
   }
   return v;
 }

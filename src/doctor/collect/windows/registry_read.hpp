@@ -51,9 +51,10 @@ facts::Fact<std::uint64_t> number_fact(const Registry& registry,
                                        std::string_view not_set = "not set");
 
 // The text of string value `name` of `path`, or nullopt when absent, unreadable or no string.
-std::optional<std::string>
-string_value(const Registry& registry, RegistryRoot root, std::string_view path,
-             std::string_view name);
+std::optional<std::string> string_value(const Registry& registry,
+                                        RegistryRoot root,
+                                        std::string_view path,
+                                        std::string_view name);
 
 // The Windows form of inner path `inner` of an examined system disk: "/Windows/System32" ->
 // "C:\\Windows\\System32" (the disk is the system drive).

@@ -144,8 +144,9 @@ Fact<std::vector<VcRuntime>> vc_runtimes(const Registry& r) {
   std::sort(out.begin(), out.end(), [](const VcRuntime& a, const VcRuntime& b) {
     return a.arch < b.arch;
   });
-  return Fact<std::vector<VcRuntime>>::known(
-      std::move(out), sources.empty() ? r.source(hklm, k_runtime_keys[0]) : util::join(sources, "; "));
+  return Fact<std::vector<VcRuntime>>::known(std::move(out),
+                                             sources.empty() ? r.source(hklm, k_runtime_keys[0])
+                                                             : util::join(sources, "; "));
 }
 
 } // namespace

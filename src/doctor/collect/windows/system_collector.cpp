@@ -40,14 +40,15 @@ Fact<std::string> windows_build(const Registry& r, const Fact<std::string>& buil
   if (!build) {
     return build;
   }
-  auto major = number_fact(r, RegistryRoot::local_machine, k_current_version,
-                           "CurrentMajorVersionNumber");
-  auto minor = number_fact(r, RegistryRoot::local_machine, k_current_version,
-                           "CurrentMinorVersionNumber");
-  std::string text = major && minor ? fmt::format("{}.{}", *major, *minor)
-                                    : string_value(r, RegistryRoot::local_machine,
-                                                   k_current_version, "CurrentVersion")
-                                          .value_or("10.0");
+  auto major =
+      number_fact(r, RegistryRoot::local_machine, k_current_version, "CurrentMajorVersionNumber");
+  auto minor =
+      number_fact(r, RegistryRoot::local_machine, k_current_version, "CurrentMinorVersionNumber");
+  std::string text =
+      major && minor
+          ? fmt::format("{}.{}", *major, *minor)
+          : string_value(r, RegistryRoot::local_machine, k_current_version, "CurrentVersion")
+                .value_or("10.0");
   text += "." + *build;
   if (auto ubr = number_fact(r, RegistryRoot::local_machine, k_current_version, "UBR")) {
     text += fmt::format(".{}", *ubr);
@@ -107,7 +108,8 @@ void collect_windows_os(const platform::SysRoot& root, const CollectOptions&, Fa
   std::string reason;
   const Registry* r = registry_of(root, reason);
   if (r == nullptr) {
-    w.product_name = w.edition_id = w.display_version = w.build = Fact<std::string>::unknown(reason);
+    w.product_name = w.edition_id = w.display_version = w.build =
+        Fact<std::string>::unknown(reason);
     w.known_dlls = Fact<std::vector<std::string>>::unknown(reason);
     w.safe_dll_search_mode = Fact<bool>::unknown(reason);
     w.system32 = w.windows_dir + "\\System32";
@@ -136,8 +138,7 @@ void collect_windows_os(const platform::SysRoot& root, const CollectOptions&, Fa
   facts.os.pretty_name = w.product_name;
   facts.os.version_id = w.build;
   facts.os.kernel_release = w.build; // the NT kernel carries the build number
-  if (auto processor =
-          string_fact(*r, hklm, k_machine_environment, "PROCESSOR_ARCHITECTURE")) {
+  if (auto processor = string_fact(*r, hklm, k_machine_environment, "PROCESSOR_ARCHITECTURE")) {
     facts.os.architecture =
         Fact<std::string>::known(architecture_of(*processor), processor.source());
   } else {
@@ -153,15 +154,15 @@ void collect_windows_os(const platform::SysRoot& root, const CollectOptions&, Fa
       }
     }
     std::sort(dlls.begin(), dlls.end());
-    w.known_dlls = Fact<std::vector<std::string>>::known(std::move(dlls),
-                                                         r->source(hklm, known_key));
+    w.known_dlls =
+        Fact<std::vector<std::string>>::known(std::move(dlls), r->source(hklm, known_key));
   } else {
     w.known_dlls = Fact<std::vector<std::string>>::unknown(values.error().message);
   }
-  auto safe = number_fact(*r, hklm, k_session_manager, "SafeDllSearchMode",
-                          "not set (Windows default: enabled)");
-  w.safe_dll_search_mode = safe ? Fact<bool>::known(*safe != 0, safe.source())
-                                : Fact<bool>::unknown(safe.reason());
+  auto safe = number_fact(
+      *r, hklm, k_session_manager, "SafeDllSearchMode", "not set (Windows default: enabled)");
+  w.safe_dll_search_mode =
+      safe ? Fact<bool>::known(*safe != 0, safe.source()) : Fact<bool>::unknown(safe.reason());
 }
 
 void collect_windows_memory(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
@@ -236,23 +237,29 @@ void collect_windows_crash_settings(const platform::SysRoot& root,
     w.tdr = Fact<TdrSettings>::unknown(*error);
   } else {
     TdrSettings tdr;
-    tdr.tdr_level = number_fact(*r, hklm, k_graphics_drivers, "TdrLevel",
-                                "not set (Windows default 3: recover)");
-    tdr.tdr_delay = number_fact(*r, hklm, k_graphics_drivers, "TdrDelay",
-                                "not set (Windows default 2 s)");
-    tdr.tdr_ddi_delay = number_fact(*r, hklm, k_graphics_drivers, "TdrDdiDelay",
-                                    "not set (Windows default 5 s)");
+    tdr.tdr_level = number_fact(
+        *r, hklm, k_graphics_drivers, "TdrLevel", "not set (Windows default 3: recover)");
+    tdr.tdr_delay =
+        number_fact(*r, hklm, k_graphics_drivers, "TdrDelay", "not set (Windows default 2 s)");
+    tdr.tdr_ddi_delay =
+        number_fact(*r, hklm, k_graphics_drivers, "TdrDdiDelay", "not set (Windows default 5 s)");
     w.tdr = Fact<TdrSettings>::known(tdr, r->source(hklm, k_graphics_drivers));
   }
   if (auto error = readable(k_crash_control)) {
     w.crash_dumps = Fact<CrashDumpSettings>::unknown(*error);
   } else {
     CrashDumpSettings dumps;
-    dumps.crash_dump_enabled = number_fact(*r, hklm, k_crash_control, "CrashDumpEnabled",
-                                           "not set (Windows default 7: automatic)");
-    dumps.minidump_dir = string_fact(*r, hklm, k_crash_control, "MinidumpDir",
+    dumps.crash_dump_enabled = number_fact(
+        *r, hklm, k_crash_control, "CrashDumpEnabled", "not set (Windows default 7: automatic)");
+    dumps.minidump_dir = string_fact(*r,
+                                     hklm,
+                                     k_crash_control,
+                                     "MinidumpDir",
                                      "not set (Windows default %SystemRoot%\\Minidump)");
-    dumps.dump_file = string_fact(*r, hklm, k_crash_control, "DumpFile",
+    dumps.dump_file = string_fact(*r,
+                                  hklm,
+                                  k_crash_control,
+                                  "DumpFile",
                                   "not set (Windows default %SystemRoot%\\MEMORY.DMP)");
     w.crash_dumps = Fact<CrashDumpSettings>::known(dumps, r->source(hklm, k_crash_control));
   }

@@ -11,6 +11,7 @@
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
+
 #include <hivex.h>
 
 #include <cerrno>
@@ -62,8 +63,8 @@ RegistryValue decode_value(std::string name, hive_type type, std::string data) {
   switch (type) {
   case hive_t_REG_SZ:
   case hive_t_REG_EXPAND_SZ:
-    v.type = type == hive_t_REG_SZ ? RegistryValue::Type::string
-                                   : RegistryValue::Type::expand_string;
+    v.type =
+        type == hive_t_REG_SZ ? RegistryValue::Type::string : RegistryValue::Type::expand_string;
     v.text = utf16_until_nul(data);
     return v;
   case hive_t_REG_MULTI_SZ: {
@@ -129,7 +130,8 @@ public:
     }
     // Named first for a clear message; InputFile checks the opened file itself again.
     if (auto st = root.stat(*resolved); st && st->kind != FileKind::regular) {
-      return fail(ErrorCode::not_regular, fmt::format("is {}, not a regular file", describe(st->kind)));
+      return fail(ErrorCode::not_regular,
+                  fmt::format("is {}, not a regular file", describe(st->kind)));
     }
     auto file = InputFile::open(root.host_path(*resolved));
     if (!file) {
@@ -137,8 +139,9 @@ public:
     }
     const std::uint64_t size = file->stat().size;
     if (size > k_max_hive_bytes) {
-      return fail(ErrorCode::too_large,
-                  fmt::format("{} bytes, more than the {} a hive may have", size, k_max_hive_bytes));
+      return fail(
+          ErrorCode::too_large,
+          fmt::format("{} bytes, more than the {} a hive may have", size, k_max_hive_bytes));
     }
     char header[48] = {};
     auto got = file->read_at(0, header, sizeof header);
@@ -166,8 +169,7 @@ public:
     errno = 0;
     hive_h* h = hivex_open(fd_path.c_str(), 0);
     if (h == nullptr) {
-      return fail(ErrorCode::parse,
-                  "libhivex rejects it as damaged (" + errno_text(errno) + ")");
+      return fail(ErrorCode::parse, "libhivex rejects it as damaged (" + errno_text(errno) + ")");
     }
     std::unique_ptr<Hive> out(new Hive(h));
     return out;
@@ -358,9 +360,9 @@ private:
       } else if (hive == "software") {
         slot = &m_software;
       } else {
-        return make_error(ErrorCode::not_found,
-                          fmt::format("HKLM\\{}: only the SYSTEM and SOFTWARE hives are read",
-                                      path));
+        return make_error(
+            ErrorCode::not_found,
+            fmt::format("HKLM\\{}: only the SYSTEM and SOFTWARE hives are read", path));
       }
       first = 1;
     }
@@ -391,11 +393,9 @@ private:
     auto values = select ? m_system.hive->values(*select, "HKLM\\SYSTEM\\Select")
                          : tl::unexpected(select.error());
     if (!values) {
-      return make_error(values.error().code == ErrorCode::not_found ? ErrorCode::parse
-                                                                    : values.error().code,
-                        fmt::format("hive {}: no CurrentControlSet: {}",
-                                    m_system.inner,
-                                    values.error().message));
+      return make_error(
+          values.error().code == ErrorCode::not_found ? ErrorCode::parse : values.error().code,
+          fmt::format("hive {}: no CurrentControlSet: {}", m_system.inner, values.error().message));
     }
     for (const RegistryValue& v : *values) {
       if (util::to_lower(v.name) == "current" && v.type == RegistryValue::Type::dword
@@ -418,7 +418,7 @@ private:
 } // namespace
 
 Expected<std::shared_ptr<const Registry>> open_hive_registry(const SysRoot& root,
-                                                              const HivePaths& paths) {
+                                                             const HivePaths& paths) {
   return std::make_shared<const HiveRegistry>(root, paths);
 }
 
