@@ -259,9 +259,11 @@ bool SysRoot::exists(std::string_view inner) const {
 Expected<std::string> SysRoot::find_any_case(std::string_view inner) const {
   std::string current;
   for (const std::string& part : components(util::normalize_path(inner))) {
-    const std::string exact = current + "/" + part;
+    std::string exact = current;
+    exact += '/';
+    exact += part;
     if (exists(exact)) {
-      current = exact;
+      current = std::move(exact);
       continue;
     }
     auto entries = list_dir(current.empty() ? "/" : current);
@@ -276,7 +278,8 @@ Expected<std::string> SysRoot::find_any_case(std::string_view inner) const {
       return make_error(ErrorCode::not_found,
                         fmt::format("{}: no such file or directory (in any case)", exact));
     }
-    current += "/" + match->name;
+    current += '/';
+    current += match->name;
   }
   return current.empty() ? std::string("/") : util::normalize_path(current);
 }

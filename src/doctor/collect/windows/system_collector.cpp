@@ -24,7 +24,7 @@ constexpr std::string_view k_memory_management =
     "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management";
 constexpr std::string_view k_machine_environment =
     "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment";
-constexpr std::uint64_t k_mib = 1024 * 1024;
+constexpr std::uint64_t k_mib = std::uint64_t{1024} * 1024;
 
 // Windows 11 kept "Windows 10 …" as its ProductName; build 22000 is the first Windows 11.
 std::string corrected_product_name(std::string name, const Fact<std::string>& build) {
