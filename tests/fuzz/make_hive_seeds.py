@@ -84,13 +84,20 @@ def main():
     bad_checksum[508] ^= 0xFF
     overdeclared = bytearray(system)
     struct.pack_into("<I", overdeclared, 40, len(system) * 4)
+    # Every value's type field set to a number no REG_* type has (libhivex passes it through).
+    odd_types = bytearray(system)
+    at = odd_types.find(b"vk", 4096)
+    while at != -1:
+        struct.pack_into("<I", odd_types, at + 12, 0x00AA0004)  # vk: id, name length, data length, data offset, type
+        at = odd_types.find(b"vk", at + 2)
     seeds = {
         "empty.hive": empty,
         "system.hive": system,
         "system_truncated": system[: len(system) // 2],
         "system_bad_checksum": bytes(bad_checksum),
         "system_overdeclared": bytes(overdeclared),
-        "system_hbins_only": system[4096:],  # the fuzz target puts a base block in front
+        "system_hbins_only": system[4096:],
+        "system_odd_value_types": bytes(odd_types),  # the fuzz target puts a base block in front
         "not_a_hive": b"Windows Registry Editor Version 5.00\r\n",
     }
     for name, data in seeds.items():

@@ -14,6 +14,7 @@
 
 #include <hivex.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,14 @@ namespace {
 // Subkeys and values read from one key; a key with more is cut there (a real key has far fewer).
 constexpr std::size_t k_max_entries = 100000;
 constexpr std::size_t k_hive_header = 4096; // the base block; the first hbin follows it
+
+constexpr std::uint32_t k_reg_sz = hive_t_REG_SZ;
+constexpr std::uint32_t k_reg_expand_sz = hive_t_REG_EXPAND_SZ;
+constexpr std::uint32_t k_reg_binary = hive_t_REG_BINARY;
+constexpr std::uint32_t k_reg_dword = hive_t_REG_DWORD;
+constexpr std::uint32_t k_reg_dword_big_endian = hive_t_REG_DWORD_BIG_ENDIAN;
+constexpr std::uint32_t k_reg_multi_sz = hive_t_REG_MULTI_SZ;
+constexpr std::uint32_t k_reg_qword = hive_t_REG_QWORD;
 
 // Frees what libhivex returns with malloc.
 struct Freer {
@@ -57,17 +66,19 @@ std::string utf16_until_nul(std::string_view bytes) {
   return util::utf16le_to_utf8(bytes.substr(0, end));
 }
 
-RegistryValue decode_value(std::string name, hive_type type, std::string data) {
+// `type` is the value's type field as the hive stores it: any 32-bit number, so it is never held
+// in hive_type (an enum with no such values).
+RegistryValue decode_value(std::string name, std::uint32_t type, std::string data) {
   RegistryValue v;
   v.name = std::move(name);
   switch (type) {
-  case hive_t_REG_SZ:
-  case hive_t_REG_EXPAND_SZ:
+  case k_reg_sz:
+  case k_reg_expand_sz:
     v.type =
-        type == hive_t_REG_SZ ? RegistryValue::Type::string : RegistryValue::Type::expand_string;
+        type == k_reg_sz ? RegistryValue::Type::string : RegistryValue::Type::expand_string;
     v.text = utf16_until_nul(data);
     return v;
-  case hive_t_REG_MULTI_SZ: {
+  case k_reg_multi_sz: {
     v.type = RegistryValue::Type::multi_string;
     std::string_view rest = data;
     while (rest.size() >= 2) {
@@ -83,26 +94,26 @@ RegistryValue decode_value(std::string name, hive_type type, std::string data) {
     }
     return v;
   }
-  case hive_t_REG_DWORD:
-  case hive_t_REG_DWORD_BIG_ENDIAN:
+  case k_reg_dword:
+  case k_reg_dword_big_endian:
     if (data.size() >= 4) {
       v.type = RegistryValue::Type::dword;
       v.number = little_endian(data.data(), 4);
-      if (type == hive_t_REG_DWORD_BIG_ENDIAN) {
+      if (type == k_reg_dword_big_endian) {
         v.number = ((v.number & 0xff) << 24) | ((v.number & 0xff00) << 8)
                    | ((v.number >> 8) & 0xff00) | (v.number >> 24);
       }
       return v;
     }
     break;
-  case hive_t_REG_QWORD:
+  case k_reg_qword:
     if (data.size() >= 8) {
       v.type = RegistryValue::Type::qword;
       v.number = little_endian(data.data(), 8);
       return v;
     }
     break;
-  case hive_t_REG_BINARY:
+  case k_reg_binary:
     v.type = RegistryValue::Type::binary;
     v.data = std::move(data);
     return v;
@@ -233,9 +244,13 @@ public:
     std::vector<RegistryValue> out;
     for (const hive_value_h* v = values.get(); *v != 0 && out.size() < k_max_entries; ++v) {
       Owned<char> key(hivex_value_key(m_h, *v));
-      hive_type type = hive_t_REG_NONE;
+      // libhivex stores the raw type field through a hive_type pointer: give it plain storage.
+      alignas(hive_type) unsigned char type_field[sizeof(hive_type)] = {};
       std::size_t length = 0;
-      Owned<char> data(hivex_value_value(m_h, *v, &type, &length));
+      Owned<char> data(
+          hivex_value_value(m_h, *v, reinterpret_cast<hive_type*>(type_field), &length));
+      std::uint32_t type = 0;
+      std::memcpy(&type, type_field, std::min(sizeof type, sizeof type_field));
       if (!key || !data) {
         continue; // a value whose cells do not hold together: left out, the rest still read
       }
