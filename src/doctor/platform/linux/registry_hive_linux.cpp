@@ -74,8 +74,7 @@ RegistryValue decode_value(std::string name, std::uint32_t type, std::string dat
   switch (type) {
   case k_reg_sz:
   case k_reg_expand_sz:
-    v.type =
-        type == k_reg_sz ? RegistryValue::Type::string : RegistryValue::Type::expand_string;
+    v.type = type == k_reg_sz ? RegistryValue::Type::string : RegistryValue::Type::expand_string;
     v.text = utf16_until_nul(data);
     return v;
   case k_reg_multi_sz: {
