@@ -24,8 +24,8 @@ PKGS+=(clang-format-14 clang-tidy-14)
 # The compiler cache every build goes through (CMakeLists.txt).
 PKGS+=(ccache)
 # Offline Windows registry: the hives of a mounted Windows disk (check --sysroot), and the tests
-# that build hives with hivexregedit.
-PKGS+=(libhivex-dev libhivex-bin)
+# that build hives with hivexregedit (libwin-hivex-perl; tests/support/make_hive.py).
+PKGS+=(libhivex-dev libhivex-bin libwin-hivex-perl)
 # bench/bench_explain.py measures explain against ripgrep.
 PKGS+=(ripgrep)
 

@@ -14,6 +14,7 @@
 #include <doctor/platform/host.hpp>
 #include <doctor/platform/host_path.hpp>
 #include <doctor/platform/process.hpp>
+#include <doctor/platform/registry_hive.hpp>
 #include <doctor/platform/standard_output.hpp>
 #include <doctor/platform/sysroot.hpp>
 #include <doctor/platform/terminal.hpp>
@@ -149,8 +150,9 @@ platform::SysRoot make_root(const TargetOptions& target) {
                                        ? "permission denied"
                                        : listing.error().message)};
   }
-  return platform::SysRoot(
-      sysroot, platform::Environment(*assignments), platform::OsFamily::linux, false);
+  // A Windows system disk (Windows/System32 in it) is examined as Windows, its registry read
+  // from the hives; anything else as a Linux tree.
+  return platform::open_tree_root(sysroot, platform::Environment(*assignments));
 }
 
 collect::CollectOptions collect_options(const TargetOptions& target) {

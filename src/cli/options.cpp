@@ -97,7 +97,9 @@ void add_target_options(CLI::App& cmd, TargetOptions& target, bool with_snapshot
   cmd.add_option("--sysroot",
                  target.sysroot,
                  "Examine DIR as the root of a Linux system (a container image, an extracted "
-                 "rootfs) instead of this machine. Its environment starts empty: use --env.")
+                 "rootfs) or, when it holds Windows/System32, a mounted Windows disk (its registry "
+                 "read from the hive files; Linux build) instead of this machine. Its environment "
+                 "starts empty: use --env.")
       ->type_name("DIR");
   cmd.add_option("--env",
                  target.env,

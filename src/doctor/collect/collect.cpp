@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/windows/windows_collectors.hpp>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <span>
 
 namespace doctor::collect {
 
@@ -35,6 +37,18 @@ constexpr Collector k_collectors[] = {
     {"user", collect_user},
     {"loader", collect_loader},
     {"integrity", collect_integrity},
+};
+
+// The explicit list for a Windows system disk (--sysroot of a tree with Windows/System32): its
+// registry read from the hives, its files through the root.
+constexpr Collector k_windows_collectors[] = {
+    {"environment", collect_environment},
+    {"os", collect_windows_os},
+    {"memory", collect_windows_memory},
+    {"windows_environment", collect_windows_environment},
+    {"display", collect_windows_display},
+    {"crash_settings", collect_windows_crash_settings},
+    {"software", collect_windows_software},
 };
 
 std::string now_utc() {
@@ -89,17 +103,21 @@ Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
   facts.collection.sysroot = options.sysroot_label;
   facts.collection.live = root.is_live();
   facts.collection.collected_at = options.collected_at.empty() ? now_utc() : options.collected_at;
-  if (root.os() == platform::OsFamily::windows) {
-    // The collectors read a Linux system (/proc, /sys, ld.so.cache). Windows collectors (registry,
-    // driver store, PATH and DLL search) are not written yet; say so instead of a report full of
-    // unknowns. A Linux tree examined from Windows (--sysroot) is still collected.
+  if (root.os() == platform::OsFamily::windows && root.is_live()) {
+    // The collectors read a Linux system (/proc, /sys, ld.so.cache), or a Windows disk's hives
+    // and files. The live Windows collectors (Win32 API, driver store, PATH and DLL search) are
+    // not written yet; say so instead of a report full of unknowns.
     facts.collection.errors.push_back(
         {"windows",
          "this build cannot examine a live Windows machine yet; examine a Linux system with "
          "--sysroot, or analyse a snapshot with --snapshot"});
     return facts;
   }
-  for (const Collector& c : k_collectors) {
+  const bool windows = root.os() == platform::OsFamily::windows;
+  const std::span<const Collector> collectors =
+      windows ? std::span<const Collector>(k_windows_collectors)
+              : std::span<const Collector>(k_collectors);
+  for (const Collector& c : collectors) {
     if (!options.only.empty()
         && std::find(options.only.begin(), options.only.end(), c.name) == options.only.end()) {
       continue;

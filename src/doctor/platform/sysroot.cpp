@@ -257,4 +257,40 @@ bool SysRoot::exists(std::string_view inner) const {
   return stat(inner).has_value();
 }
 
+Expected<std::string> SysRoot::find_any_case(std::string_view inner) const {
+  std::string current;
+  for (const std::string& part : components(util::normalize_path(inner))) {
+    std::string exact = current;
+    exact += '/';
+    exact += part;
+    if (exists(exact)) {
+      current = std::move(exact);
+      continue;
+    }
+    auto entries = list_dir(current.empty() ? "/" : current);
+    if (!entries) {
+      return tl::unexpected(entries.error());
+    }
+    const std::string wanted = util::to_lower(part);
+    const auto match = std::find_if(entries->begin(), entries->end(), [&](const DirEntry& e) {
+      return util::to_lower(e.name) == wanted;
+    });
+    if (match == entries->end()) {
+      return make_error(ErrorCode::not_found,
+                        fmt::format("{}: no such file or directory (in any case)", exact));
+    }
+    current += '/';
+    current += match->name;
+  }
+  return current.empty() ? std::string("/") : util::normalize_path(current);
+}
+
+std::optional<std::string> SysRoot::windows_directory() const {
+  auto system32 = find_any_case("/Windows/System32");
+  if (!system32 || !is_dir(*system32)) {
+    return std::nullopt;
+  }
+  return system32->substr(0, system32->rfind('/'));
+}
+
 } // namespace doctor::platform

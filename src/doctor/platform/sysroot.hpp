@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,22 @@ public:
   // there is none (a Linux machine, or a Windows tree whose hives could not be opened).
   const Registry* registry() const { return m_registry.get(); }
   void set_registry(std::shared_ptr<const Registry> registry) { m_registry = std::move(registry); }
+
+  // Why registry() is nullptr on a Windows root ("the hives cannot be read: …"); empty when a
+  // registry is set or none was looked for.
+  const std::string& registry_error() const { return m_registry_error; }
+  void set_registry_error(std::string reason) { m_registry_error = std::move(reason); }
+
+  // Returns the inner path of `inner` with each component matched without regard to ASCII case
+  // where no entry of that exact name exists ("/windows/system32/CONFIG" ->
+  // "/Windows/System32/config"), as Windows sees the names of an NTFS disk that Linux mounts
+  // case-sensitively. Links are followed inside the root. Returns ErrorCode::not_found if a
+  // component matches no entry.
+  Expected<std::string> find_any_case(std::string_view inner) const;
+
+  // Returns the inner path of the Windows directory of a Windows system disk ("/Windows", in
+  // whatever case the disk has it, holding System32), or nullopt when the root has none.
+  std::optional<std::string> windows_directory() const;
 
   // Returns the host path of `inner` without following links (lexical join; ".." is removed
   // lexically and never climbs above the root).
@@ -97,6 +114,7 @@ private:
   bool m_live;
   std::shared_ptr<ComponentCache> m_components;
   std::shared_ptr<const Registry> m_registry;
+  std::string m_registry_error;
 };
 
 } // namespace doctor::platform

@@ -40,6 +40,7 @@ Inventory make_inventory(const facts::Facts& facts) {
   inv.os.memory_total = opt(os.memory_total);
   inv.os.memory_available = opt(os.memory_available);
   inv.os.swap_total = opt(os.swap_total);
+  inv.windows = make_windows_inventory(facts);
   auto reason = [&](const char* field, const auto& fact) {
     if (!fact) {
       inv.os.unknown_reasons[field] = fact.reason();
@@ -317,6 +318,9 @@ std::vector<InventoryLine> describe_inventory(const Inventory& inv) {
     pythons.push_back("none found");
   }
   out.push_back({"Python", pythons});
+  if (inv.windows) {
+    describe_windows_inventory(*inv.windows, out);
+  }
   return out;
 }
 

@@ -88,6 +88,38 @@ struct InventoryPython {
   std::vector<std::string> nvidia_packages; // "nvidia-cudnn-cu12 9.1.0.70"
 };
 
+// A Windows system's display adapters, TDR settings and PEP 514 Pythons (os_family "windows").
+struct InventoryDisplayAdapter {
+  std::string description;
+  std::string provider;
+  std::string driver_version;                // "32.0.15.6094"
+  std::optional<std::string> nvidia_version; // "560.94"
+  std::string driver_date;
+  std::string inf_path;
+};
+
+struct InventoryPythonRegistration {
+  std::string hive; // "HKCU", "HKLM", "HKLM32"
+  std::string company;
+  std::string tag;
+  std::string install_path;
+  std::string version;
+};
+
+struct InventoryWindows {
+  std::optional<std::string> build;
+  std::optional<std::vector<InventoryDisplayAdapter>> display_adapters;
+  std::optional<std::uint64_t> tdr_level;
+  std::optional<std::uint64_t> tdr_delay; // seconds
+  std::optional<std::vector<InventoryPythonRegistration>> python_registrations;
+  // Why each field above that is nullopt is unknown, by JSON field name ("tdr_delay_seconds").
+  std::map<std::string, std::string> unknown_reasons;
+};
+
+// The Windows part of the inventory; nullopt unless facts.collection.os_family is "windows" and
+// its Windows section was collected.
+std::optional<InventoryWindows> make_windows_inventory(const facts::Facts& facts);
+
 struct Inventory {
   InventoryOs os;
   InventoryDriver driver;
@@ -97,6 +129,7 @@ struct Inventory {
   std::vector<InventoryToolkit> cuda_toolkits;
   std::vector<InventoryCudnn> cudnn;
   std::vector<InventoryPython> python_environments;
+  std::optional<InventoryWindows> windows;
 };
 
 // One labelled line of the inventory as people read it ("CUDA", {"13.0 at /usr/local/cuda-13.0"}).
@@ -107,6 +140,9 @@ struct InventoryLine {
 
 // The inventory as labelled lines, shared by the text and Markdown reports.
 std::vector<InventoryLine> describe_inventory(const Inventory& inventory);
+
+// The Windows lines ("Display", "TDR", "Registered"), appended to `out`.
+void describe_windows_inventory(const InventoryWindows& windows, std::vector<InventoryLine>& out);
 
 // Summarises `facts`. GPUs come from the PCI scan, completed with NVML's answers by bus id.
 Inventory make_inventory(const facts::Facts& facts);

@@ -101,6 +101,40 @@ Json inventory_json(const Inventory& inv) {
   out["cuda_toolkits"] = toolkits;
   out["cudnn"] = cudnn;
   out["python_environments"] = pythons;
+  if (inv.windows) {
+    const InventoryWindows& w = *inv.windows;
+    Json windows;
+    windows["build"] = or_null(w.build);
+    if (w.display_adapters) {
+      windows["display_adapters"] = Json::array();
+      for (const auto& a : *w.display_adapters) {
+        windows["display_adapters"].push_back({{"description", a.description},
+                                               {"provider", a.provider},
+                                               {"driver_version", a.driver_version},
+                                               {"nvidia_version", or_null(a.nvidia_version)},
+                                               {"driver_date", a.driver_date},
+                                               {"inf_path", a.inf_path}});
+      }
+    } else {
+      windows["display_adapters"] = nullptr;
+    }
+    windows["tdr_level"] = or_null(w.tdr_level);
+    windows["tdr_delay_seconds"] = or_null(w.tdr_delay);
+    if (w.python_registrations) {
+      windows["python_registrations"] = Json::array();
+      for (const auto& p : *w.python_registrations) {
+        windows["python_registrations"].push_back({{"hive", p.hive},
+                                                   {"company", p.company},
+                                                   {"tag", p.tag},
+                                                   {"install_path", p.install_path},
+                                                   {"version", p.version}});
+      }
+    } else {
+      windows["python_registrations"] = nullptr;
+    }
+    windows["unknown_reasons"] = w.unknown_reasons;
+    out["windows"] = windows;
+  }
   return out;
 }
 

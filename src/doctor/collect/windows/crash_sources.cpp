@@ -82,15 +82,68 @@ void collect_tdr_settings(crash::Collected& out) {
   }
 }
 
+// The TDR settings of a Windows disk, from its SYSTEM hive.
+void collect_hive_tdr_settings(const platform::Registry& registry, crash::Collected& out) {
+  constexpr const char* k_key = "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers";
+  const auto hklm = platform::RegistryRoot::local_machine;
+  const std::string source = registry.source(hklm, k_key);
+  std::string detail;
+  for (const char* name : {"TdrDelay", "TdrLevel"}) {
+    auto v = registry.value(hklm, k_key, name);
+    if (!v && v.error().code != ErrorCode::not_found) {
+      add_source(out, source, "unreadable", v.error().message);
+      return;
+    }
+    const bool set = v && v->type == platform::RegistryValue::Type::dword;
+    if (set) {
+      (std::string_view(name) == "TdrDelay" ? out.machine.tdr_delay : out.machine.tdr_level) =
+          static_cast<std::uint32_t>(v->number);
+    }
+    const char* fallback = std::string_view(name) == "TdrDelay" ? "not set (2 s)" : "not set (3)";
+    detail += fmt::format("{}{} {}",
+                          detail.empty() ? "" : ", ",
+                          name,
+                          set ? std::to_string(v->number) : std::string(fallback));
+  }
+  out.machine.tdr_settings_read = true;
+  add_source(out, source, "read", detail);
+}
+
+// The minidump folder CrashControl\MinidumpDir names on the disk, when it is not the default
+// <windows>/Minidump ("%SystemRoot%\Minidump" and "C:\..." paths only).
+std::optional<std::string> configured_minidump_dir(const platform::SysRoot& root,
+                                                   const std::string& windows) {
+  const platform::Registry* registry = root.registry();
+  if (registry == nullptr) {
+    return std::nullopt;
+  }
+  auto v = registry->value(platform::RegistryRoot::local_machine,
+                           "SYSTEM\\CurrentControlSet\\Control\\CrashControl",
+                           "MinidumpDir");
+  if (!v || v->text.empty()) {
+    return std::nullopt;
+  }
+  std::string dir = v->text;
+  std::replace(dir.begin(), dir.end(), '\\', '/');
+  const std::string lower = util::to_lower(dir);
+  if (lower.starts_with("%systemroot%")) {
+    dir = windows + dir.substr(12);
+  } else if (lower.size() > 2 && lower[0] == 'c' && lower[1] == ':') {
+    dir = dir.substr(2);
+  } else {
+    return std::nullopt;
+  }
+  auto found = root.find_any_case(dir);
+  if (!found || util::to_lower(*found) == util::to_lower(windows + "/Minidump")) {
+    return std::nullopt;
+  }
+  return *found;
+}
+
 } // namespace
 
 std::optional<std::string> windows_directory(const platform::SysRoot& root) {
-  for (const char* windows : {"/Windows", "/WINDOWS", "/windows"}) {
-    if (root.is_dir(std::string(windows) + "/System32")) {
-      return std::string(windows);
-    }
-  }
-  return std::nullopt;
+  return root.windows_directory();
 }
 
 void collect_windows_disk_crash_sources(const platform::SysRoot& root,
@@ -98,7 +151,12 @@ void collect_windows_disk_crash_sources(const platform::SysRoot& root,
                                         const kb::KnowledgeBase& kb,
                                         crash::Collected& out) {
   bool any = false;
-  for (const std::string& dir : {windows + "/Minidump", windows + "/LiveKernelReports"}) {
+  std::vector<std::string> dump_dirs = {windows + "/Minidump", windows + "/LiveKernelReports"};
+  if (auto configured = configured_minidump_dir(root, windows)) {
+    dump_dirs.push_back(*configured);
+  }
+  for (const std::string& found : dump_dirs) {
+    const std::string dir = root.find_any_case(found).value_or(found);
     auto entries = root.list_dir(dir);
     if (!entries) {
       continue;
@@ -119,20 +177,29 @@ void collect_windows_disk_crash_sources(const platform::SysRoot& root,
       }
     }
   }
-  if (root.is_file(windows + "/MEMORY.DMP")) {
-    ingest_inner(root, windows + "/MEMORY.DMP", "", kb, out);
+  if (auto memory = root.find_any_case(windows + "/MEMORY.DMP"); memory && root.is_file(*memory)) {
+    ingest_inner(root, *memory, "", kb, out);
     any = true;
   }
   if (!any) {
     add_source(out, windows + "/Minidump", "absent", "no crash dumps");
   }
   for (const char* log : {"System.evtx", "Application.evtx"}) {
-    const std::string inner = windows + "/System32/winevt/Logs/" + log;
+    const std::string wanted = windows + "/System32/winevt/Logs/" + log;
+    const std::string inner = root.find_any_case(wanted).value_or(wanted);
     if (root.is_file(inner)) {
       ingest_inner(root, inner, "", kb, out);
     } else {
       add_source(out, inner, "absent", "no such event log");
     }
+  }
+  if (root.is_live()) {
+    return; // the live machine's registry is read through the API (collect_tdr_settings)
+  }
+  if (const platform::Registry* registry = root.registry()) {
+    collect_hive_tdr_settings(*registry, out);
+  } else if (!root.registry_error().empty()) {
+    add_source(out, "registry", "unreadable", root.registry_error());
   }
 }
 

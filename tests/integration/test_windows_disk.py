@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: MIT
+"""A Windows system disk examined from Linux, as a user with a blue-screening machine would:
+`check --sysroot T` and `crashes --sysroot T` over a tree with Windows/System32 and real hive
+files (SYSTEM, SOFTWARE, two users' NTUSER.DAT), built here by tests/support/make_hive.py
+(hivexregedit --merge). The display adapter, its driver version, the TDR settings and the
+Python registrations come from the hives; hostile hives (a FIFO, a truncated hive, a text file)
+make their facts unknown with the reason, and never hang or crash the doctor."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import harness as h
+from harness import expect, expect_contains, expect_exit, run, test
+
+DISPLAY = r"ControlSet001\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}"
+
+SYSTEM_REG = r"""Windows Registry Editor Version 5.00
+
+[\Select]
+"Current"=dword:00000001
+
+[\ControlSet001\Control\GraphicsDrivers]
+"TdrDelay"=dword:0000003c
+"TdrLevel"=dword:00000003
+
+[\ControlSet001\Control\CrashControl]
+"CrashDumpEnabled"=dword:00000003
+
+[\%s\0000]
+"DriverDesc"="NVIDIA GeForce RTX 3090"
+"ProviderName"="NVIDIA"
+"DriverVersion"="32.0.15.6094"
+"DriverDate"="9-5-2024"
+"InfPath"="oem12.inf"
+"MatchingDeviceId"="pci\\ven_10de&dev_2204"
+""" % DISPLAY
+
+SOFTWARE_REG = r"""Windows Registry Editor Version 5.00
+
+[\Microsoft\Windows NT\CurrentVersion]
+"ProductName"="Windows 10 Pro"
+"CurrentBuildNumber"="19045"
+"UBR"=dword:00000d1b
+
+[\Python\PythonCore\3.11\InstallPath]
+@="C:\\Program Files\\Python311\\"
+"""
+
+USER_REG = r"""Windows Registry Editor Version 5.00
+
+[\Software\Python\PythonCore\3.12\InstallPath]
+@="C:\\Users\\%s\\AppData\\Local\\Programs\\Python\\Python312\\"
+"""
+
+
+def make_hive(path, reg):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    reg_file = path + ".reg"
+    with open(reg_file, "w", encoding="utf-8") as f:
+        f.write(reg)
+    subprocess.run([sys.executable, os.path.join(h.SOURCE, "tests", "support", "make_hive.py"),
+                    path, reg_file], check=True)
+    os.unlink(reg_file)
+
+
+def windows_disk():
+    """A disk tree whose names are in the case a real Windows disk mixes (WINDOWS, config)."""
+    t = tempfile.mkdtemp(prefix="windows-disk-")
+    config = os.path.join(t, "WINDOWS", "System32", "config")
+    make_hive(os.path.join(config, "SYSTEM"), SYSTEM_REG)
+    make_hive(os.path.join(config, "SOFTWARE"), SOFTWARE_REG)
+    make_hive(os.path.join(t, "Users", "olduser", "NTUSER.DAT"), USER_REG % "olduser")
+    os.utime(os.path.join(t, "Users", "olduser", "NTUSER.DAT"), (1_000_000, 1_000_000))
+    make_hive(os.path.join(t, "Users", "alice", "NTUSER.DAT"), USER_REG % "alice")
+    return t
+
+
+def check_json(tree):
+    r = run(["check", "--sysroot", tree, "--format", "json"], drop_env=("NO_COLOR",))
+    expect(r.code in (0, 1), f"exit {r.code}\nstdout:{r.out[:2000]}\nstderr:{r.err[:2000]}")
+    doc = r.json()
+    h.validate(doc, "report.schema.json")
+    expect("windows" in doc["inventory"], f"no Windows inventory: {doc['inventory']}")
+    return doc
+
+
+@test
+def check_reads_the_hives():
+    t = windows_disk()
+    try:
+        doc = check_json(t)
+        inv = doc["inventory"]
+        expect(inv["os"]["name"] == "Windows 10 Pro", inv["os"])
+        w = inv["windows"]
+        expect(w["build"] == "10.0.19045.3355", w)
+        expect(w["display_adapters"] == [{
+            "description": "NVIDIA GeForce RTX 3090", "provider": "NVIDIA",
+            "driver_version": "32.0.15.6094", "nvidia_version": "560.94",
+            "driver_date": "9-5-2024", "inf_path": "oem12.inf"}], w["display_adapters"])
+        expect(w["tdr_delay_seconds"] == 60 and w["tdr_level"] == 3, w)
+        # HKCU is the user who wrote last (alice), not olduser.
+        expect([(p["hive"], p["tag"], p["install_path"]) for p in w["python_registrations"]] == [
+            ("HKCU", "3.12", "C:\\Users\\alice\\AppData\\Local\\Programs\\Python\\Python312\\"),
+            ("HKLM", "3.11", "C:\\Program Files\\Python311\\")], w["python_registrations"])
+        expect(w["unknown_reasons"] == {}, w["unknown_reasons"])
+        text = run(["check", "--sysroot", t], env={"NO_COLOR": "1"})
+        expect_contains(text.out, "NVIDIA GeForce RTX 3090, NVIDIA, driver 32.0.15.6094 (NVIDIA 560.94)")
+        expect_contains(text.out, "TdrDelay 60 s; TdrLevel 3")
+        # The snapshot keeps every fact with its hive and key.
+        snap = run(["snapshot", "--sysroot", t])
+        expect_exit(snap, 0)
+        facts = snap.json()
+        expect(facts["collection"]["os_family"] == "windows", facts["collection"])
+        delay = facts["windows"]["tdr"]["value"]["tdr_delay"]
+        expect(delay == {"value": 60, "source": "hive:/WINDOWS/System32/config/SYSTEM:"
+                         "HKLM\\SYSTEM\\ControlSet001\\Control\\GraphicsDrivers\\TdrDelay"}, delay)
+    finally:
+        shutil.rmtree(t)
+
+
+@test
+def crashes_reads_the_tdr_settings_from_the_hive():
+    t = windows_disk()
+    try:
+        r = run(["crashes", "--sysroot", t, "--format", "json"])
+        expect(r.code in (0, 1), f"exit {r.code}\nstdout:{r.out[:2000]}\nstderr:{r.err[:2000]}")
+        doc = r.json()
+        sources = {s["source"]: s for s in doc["sources"]}
+        key = ("hive:/WINDOWS/System32/config/SYSTEM:"
+               "HKLM\\SYSTEM\\ControlSet001\\Control\\GraphicsDrivers")
+        expect(key in sources, list(sources))
+        expect(sources[key]["status"] == "read" and sources[key]["detail"] == "TdrDelay 60, TdrLevel 3",
+               sources[key])
+        expect("/WINDOWS/Minidump" in sources, list(sources))
+    finally:
+        shutil.rmtree(t)
+
+
+def hostile(plant, expected):
+    t = windows_disk()
+    try:
+        system = os.path.join(t, "WINDOWS", "System32", "config", "SYSTEM")
+        plant(system)
+        r = run(["check", "--sysroot", t, "--format", "json"])
+        doc = r.json()
+        w = doc["inventory"]["windows"]
+        expect(w["display_adapters"] is None and w["tdr_delay_seconds"] is None, w)
+        reason = w["unknown_reasons"]["display_adapters"]
+        expect(reason.startswith("hive /WINDOWS/System32/config/SYSTEM: " + expected), reason)
+        # SOFTWARE and the user hive still answer.
+        expect(len(w["python_registrations"]) == 2, w)
+        c = run(["crashes", "--sysroot", t, "--format", "json"])
+        expect(c.code in (0, 1), f"crashes exit {c.code}: {c.err[:2000]}")
+        unreadable = [s for s in c.json()["sources"] if s["status"] == "unreadable"]
+        expect(any(expected in s["detail"] for s in unreadable), unreadable)
+    finally:
+        shutil.rmtree(t)
+
+
+@test
+def a_fifo_as_the_system_hive():
+    def plant(p):
+        os.unlink(p)
+        os.mkfifo(p)
+    hostile(plant, "is a FIFO, not a regular file")
+
+
+@test
+def a_truncated_system_hive():
+    def plant(p):
+        with open(p, "rb") as f:
+            data = f.read()
+        with open(p, "wb") as f:
+            f.write(data[: len(data) - 4096])
+    hostile(plant, "truncated: the header declares")
+
+
+@test
+def a_text_file_as_the_system_hive():
+    def plant(p):
+        with open(p, "w") as f:
+            f.write(SYSTEM_REG)
+    hostile(plant, 'not a registry hive (no "regf" signature)')
+
+
+def probe():
+    if shutil.which("hivexregedit") is None:
+        return "hivexregedit is not installed (libwin-hivex-perl)"
+    return None
+
+
+if __name__ == "__main__":
+    h.main(probe)
