@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <span>
 
 namespace doctor::collect {
 
@@ -21,8 +22,8 @@ struct Collector {
   CollectorFn run;
 };
 
-// The explicit list, in dependency order.
-constexpr Collector k_collectors[] = {
+// The explicit lists, in dependency order: one for a Linux system, one for a Windows one.
+constexpr Collector k_linux_collectors[] = {
     {"environment", collect_environment},
     {"os", collect_os},
     {"linker", collect_linker},
@@ -35,6 +36,18 @@ constexpr Collector k_collectors[] = {
     {"user", collect_user},
     {"loader", collect_loader},
     {"integrity", collect_integrity},
+};
+
+constexpr Collector k_windows_collectors[] = {
+    {"environment", collect_windows_environment},
+    {"os", collect_windows_os},
+    {"driver", collect_windows_driver},
+    {"display", collect_windows_display},
+    {"python", collect_windows_python},
+    {"cuda", collect_windows_cuda},
+    {"cudnn", collect_windows_cudnn},
+    {"vc_runtime", collect_windows_vc_runtime},
+    {"crash_settings", collect_windows_crash_settings},
 };
 
 std::string now_utc() {
@@ -89,17 +102,9 @@ Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
   facts.collection.sysroot = options.sysroot_label;
   facts.collection.live = root.is_live();
   facts.collection.collected_at = options.collected_at.empty() ? now_utc() : options.collected_at;
-  if (root.os() == platform::OsFamily::windows) {
-    // The collectors read a Linux system (/proc, /sys, ld.so.cache). Windows collectors (registry,
-    // driver store, PATH and DLL search) are not written yet; say so instead of a report full of
-    // unknowns. A Linux tree examined from Windows (--sysroot) is still collected.
-    facts.collection.errors.push_back(
-        {"windows",
-         "this build cannot examine a live Windows machine yet; examine a Linux system with "
-         "--sysroot, or analyse a snapshot with --snapshot"});
-    return facts;
-  }
-  for (const Collector& c : k_collectors) {
+  const bool windows = root.os() == platform::OsFamily::windows;
+  for (const Collector& c : windows ? std::span<const Collector>(k_windows_collectors)
+                                    : std::span<const Collector>(k_linux_collectors)) {
     if (!options.only.empty()
         && std::find(options.only.begin(), options.only.end(), c.name) == options.only.end()) {
       continue;
@@ -111,6 +116,15 @@ Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
     } catch (...) {
       facts.collection.errors.push_back({c.name, "unknown exception"});
     }
+  }
+  if (windows) {
+    // The Linux collectors sort these in the loader and integrity collectors.
+    std::sort(facts.binaries.begin(),
+              facts.binaries.end(),
+              [](const BinaryInfo& a, const BinaryInfo& b) { return a.path < b.path; });
+    std::sort(facts.probed_paths.begin(),
+              facts.probed_paths.end(),
+              [](const ProbedPath& a, const ProbedPath& b) { return a.path < b.path; });
   }
   std::sort(facts.unreadable.begin(),
             facts.unreadable.end(),

@@ -85,6 +85,46 @@ void collect_integrity(const platform::SysRoot& root,
                        const CollectOptions& options,
                        facts::Facts& facts);
 
+// The Windows collectors (collect/windows/), which collect() runs instead of the ones above for a
+// Windows system: live, or a mounted Windows disk whose registry root.registry() reads. Paths in
+// what they record are Windows paths ("C:\\Windows\\System32\\nvcuda.dll").
+// Variables (without regard to case), CUDA_PATH_V*, and the machine and user PATH in the registry.
+void collect_windows_environment(const platform::SysRoot& root,
+                                 const CollectOptions& options,
+                                 facts::Facts& facts);
+// Version, edition and build, CPU, RAM, page files, KnownDLLs, SafeDllSearchMode, elevation.
+void collect_windows_os(const platform::SysRoot& root,
+                        const CollectOptions& options,
+                        facts::Facts& facts);
+// nvcuda.dll and nvml.dll in System32 with their versions.
+void collect_windows_driver(const platform::SysRoot& root,
+                            const CollectOptions& options,
+                            facts::Facts& facts);
+// Display adapters, GPU preferences, NVIDIA's PCI devices, driver store packages.
+void collect_windows_display(const platform::SysRoot& root,
+                             const CollectOptions& options,
+                             facts::Facts& facts);
+// PEP 514 registrations and the Python environments with their frameworks.
+void collect_windows_python(const platform::SysRoot& root,
+                            const CollectOptions& options,
+                            facts::Facts& facts);
+// CUDA toolkits; after the environment.
+void collect_windows_cuda(const platform::SysRoot& root,
+                          const CollectOptions& options,
+                          facts::Facts& facts);
+// cuDNN folders; after the toolkits and Python environments, whose folders it searches.
+void collect_windows_cudnn(const platform::SysRoot& root,
+                           const CollectOptions& options,
+                           facts::Facts& facts);
+// Visual C++ redistributables and the runtime DLLs in System32.
+void collect_windows_vc_runtime(const platform::SysRoot& root,
+                                const CollectOptions& options,
+                                facts::Facts& facts);
+// TDR and CrashControl settings.
+void collect_windows_crash_settings(const platform::SysRoot& root,
+                                    const CollectOptions& options,
+                                    facts::Facts& facts);
+
 // Environment variables that matter to a GPU stack; collect_environment records those that are set.
 const std::vector<std::string>& relevant_environment_variables();
 
