@@ -7,21 +7,26 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace doctor::collect {
 
 using namespace facts; // the collectors fill in the facts model
 
 void collect_windows_driver(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
   const std::string system32 = windows_system_root(root) + "\\System32";
-  for (const char* name : {"nvcuda", "nvml"}) {
-    const std::string path = fmt::format("{}\\{}.dll", system32, name);
+  // Named by their role, as on Linux (DriverLibrary::name): the CUDA driver and NVML.
+  constexpr std::pair<const char*, const char*> k_files[] = {{"nvcuda.dll", "libcuda"},
+                                                             {"nvml.dll", "libnvidia-ml"}};
+  for (const auto& [file, role] : k_files) {
+    const std::string path = fmt::format("{}\\{}", system32, file);
     add_windows_probe(root, facts, path);
     auto info = read_windows_binary(root, path);
     if (!info) {
       continue;
     }
     DriverLibrary lib;
-    lib.name = name;
+    lib.name = role;
     lib.path = info->path;
     if (!info->read_error.empty()) {
       lib.version = Fact<std::string>::unknown(info->read_error_message);
@@ -29,8 +34,10 @@ void collect_windows_driver(const platform::SysRoot& root, const CollectOptions&
       lib.version = Fact<std::string>::known(
           v->str(), fmt::format("pe:{} FileVersion {}", info->path, info->file_version));
     } else if (!info->file_version.empty()) {
-      lib.version = Fact<std::string>::known(info->file_version,
-                                             fmt::format("pe:{} FileVersion", info->path));
+      // Never the Windows form itself: checks compare NVIDIA's numbering.
+      lib.version = Fact<std::string>::unknown(fmt::format(
+          "{}'s FileVersion \"{}\" is not of the a.b.c.d form NVIDIA's drivers use", info->path,
+          info->file_version));
     } else {
       lib.version = Fact<std::string>::unknown(
           fmt::format("{} has no version resource", info->path));
