@@ -11,11 +11,10 @@
 namespace doctor {
 namespace {
 
-platform::SysRoot windows_root(const std::filesystem::path& root,
-                               std::map<std::string, std::string> env,
-                               bool live) {
-  return platform::SysRoot(root, platform::Environment(std::move(env)), platform::OsFamily::windows,
-                           live);
+platform::SysRoot
+windows_root(const std::filesystem::path& root, std::map<std::string, std::string> env, bool live) {
+  return platform::SysRoot(
+      root, platform::Environment(std::move(env)), platform::OsFamily::windows, live);
 }
 
 TEST(WindowsMachine, LivePathsKeepTheirDrive) {
@@ -61,7 +60,8 @@ TEST(WindowsMachine, MountedDiskIsDriveC) {
 
 TEST(WindowsMachine, EnvironmentIgnoresCaseAndExpands) {
   const platform::SysRoot root = windows_root(
-      "/", {{"Path", "C:\\bin"}, {"CUDA_PATH", "C:\\CUDA\\v11.8"}, {"SystemRoot", "C:\\WINDOWS"}},
+      "/",
+      {{"Path", "C:\\bin"}, {"CUDA_PATH", "C:\\CUDA\\v11.8"}, {"SystemRoot", "C:\\WINDOWS"}},
       true);
   EXPECT_EQ(collect::windows_env(root, "PATH"), "C:\\bin");
   EXPECT_EQ(collect::windows_env(root, "cuda_path"), "C:\\CUDA\\v11.8");

@@ -76,8 +76,7 @@ TEST(WindowsValues, CudnnDllNamesGiveTheirMajor) {
 
 TEST(WindowsValues, VersionResourceNumberIsTheLeadingVersion) {
   EXPECT_EQ(version_resource_number("8.9.4.25")->str(), "8.9.4.25");
-  EXPECT_EQ(version_resource_number(" 10.0.22621.1 (WinBuild.160101.0800)")->str(),
-            "10.0.22621.1");
+  EXPECT_EQ(version_resource_number(" 10.0.22621.1 (WinBuild.160101.0800)")->str(), "10.0.22621.1");
   EXPECT_FALSE(version_resource_number("NVIDIA"));
   EXPECT_FALSE(version_resource_number(""));
 }

@@ -16,10 +16,8 @@ constexpr const char* k_graphics_drivers = "SYSTEM\\CurrentControlSet\\Control\\
 constexpr const char* k_crash_control = "SYSTEM\\CurrentControlSet\\Control\\CrashControl";
 
 // A number that, when absent, means the Windows default `what`.
-Fact<std::uint64_t> setting(const platform::SysRoot& root,
-                            const char* key,
-                            const char* name,
-                            const char* what) {
+Fact<std::uint64_t>
+setting(const platform::SysRoot& root, const char* key, const char* name, const char* what) {
   auto v = registry_number(root, platform::RegistryRoot::local_machine, key, name);
   if (!v && v.reason().ends_with("is not set")) {
     return Fact<std::uint64_t>::unknown(fmt::format("not set (Windows default {})", what));
@@ -43,7 +41,8 @@ void collect_windows_crash_settings(const platform::SysRoot& root,
   tdr.tdr_delay = setting(root, k_graphics_drivers, "TdrDelay", "2 s");
   tdr.tdr_ddi_delay = setting(root, k_graphics_drivers, "TdrDdiDelay", "5 s");
   facts.windows.tdr = Fact<TdrSettings>::known(
-      tdr, registry_source(root, platform::RegistryRoot::local_machine, k_graphics_drivers, "Tdr*"));
+      tdr,
+      registry_source(root, platform::RegistryRoot::local_machine, k_graphics_drivers, "Tdr*"));
   CrashDumpSettings dumps;
   dumps.crash_dump_enabled = setting(root, k_crash_control, "CrashDumpEnabled", "7: automatic");
   dumps.minidump_dir =

@@ -38,8 +38,7 @@ std::vector<ToolkitCandidate> toolkit_candidates(const platform::SysRoot& root) 
       out.push_back({value, "env:" + name});
     }
   }
-  const std::string program_files =
-      windows_env(root, "ProgramFiles").value_or("C:\\Program Files");
+  const std::string program_files = windows_env(root, "ProgramFiles").value_or("C:\\Program Files");
   const std::string base = program_files + "\\NVIDIA GPU Computing Toolkit\\CUDA";
   if (auto entries = list_windows_dir(root, base)) {
     for (const platform::DirEntry& e : *entries) {
@@ -48,7 +47,8 @@ std::vector<ToolkitCandidate> toolkit_candidates(const platform::SysRoot& root) 
       }
     }
   }
-  for (const std::string& dir : loader::split_windows_path_list(windows_env(root, "PATH").value_or(""))) {
+  for (const std::string& dir :
+       loader::split_windows_path_list(windows_env(root, "PATH").value_or(""))) {
     const std::string nvcc = loader::windows_join(dir, "nvcc.exe");
     if (util::to_lower(loader::windows_file_name(dir)) == "bin" && windows_is_file(root, nvcc)) {
       out.push_back({loader::windows_parent(dir), "PATH:nvcc.exe"});
@@ -68,8 +68,9 @@ Fact<Version> toolkit_version(const platform::SysRoot& root, const std::string& 
       }
       continue;
     }
-    const auto v = std::string_view(name) == "version.json" ? formats::parse_cuda_version_json(*text)
-                                                            : formats::parse_cuda_version_txt(*text);
+    const auto v = std::string_view(name) == "version.json"
+                       ? formats::parse_cuda_version_json(*text)
+                       : formats::parse_cuda_version_txt(*text);
     if (v) {
       return Fact<Version>::known(*v, "file:" + file);
     }
@@ -93,7 +94,8 @@ Fact<Version> runtime_version(const platform::SysRoot& root, const std::string& 
     if (!info) {
       continue;
     }
-    const std::string text = info->product_version.empty() ? info->file_version : info->product_version;
+    const std::string text =
+        info->product_version.empty() ? info->file_version : info->product_version;
     const auto v = cudart_version_from_resource(text);
     const std::string path = info->path;
     add_windows_binary(facts, std::move(*info));
@@ -115,8 +117,10 @@ void collect_windows_cuda(const platform::SysRoot& root, const CollectOptions&, 
       continue;
     }
     const std::string key = loader::windows_path_key(dir);
-    auto it = std::find_if(facts.cuda_toolkits.begin(), facts.cuda_toolkits.end(),
-                           [&](const CudaToolkit& tk) { return loader::windows_path_key(tk.path) == key; });
+    auto it = std::find_if(
+        facts.cuda_toolkits.begin(), facts.cuda_toolkits.end(), [&](const CudaToolkit& tk) {
+          return loader::windows_path_key(tk.path) == key;
+        });
     if (it != facts.cuda_toolkits.end()) {
       if (std::find(it->found_via.begin(), it->found_via.end(), c.via) == it->found_via.end()) {
         it->found_via.push_back(c.via);
@@ -143,7 +147,8 @@ void collect_windows_cuda(const platform::SysRoot& root, const CollectOptions&, 
   for (CudaToolkit& tk : facts.cuda_toolkits) {
     std::sort(tk.found_via.begin(), tk.found_via.end());
   }
-  std::sort(facts.cuda_toolkits.begin(), facts.cuda_toolkits.end(),
+  std::sort(facts.cuda_toolkits.begin(),
+            facts.cuda_toolkits.end(),
             [](const CudaToolkit& a, const CudaToolkit& b) { return a.path < b.path; });
 }
 

@@ -60,13 +60,13 @@ std::vector<CudnnDirCandidate> cudnn_dir_candidates(const platform::SysRoot& roo
     add_bin_tree(root, loader::normalize_windows_path(*path), "env:CUDNN_PATH", out);
   }
   out.push_back({"C:\\tools\\cuda\\bin", "dir:C:\\tools\\cuda"});
-  const std::string program_files =
-      windows_env(root, "ProgramFiles").value_or("C:\\Program Files");
+  const std::string program_files = windows_env(root, "ProgramFiles").value_or("C:\\Program Files");
   const std::string installer = program_files + "\\NVIDIA\\CUDNN";
   if (auto entries = list_windows_dir(root, installer)) {
     for (const platform::DirEntry& e : *entries) {
       if (e.kind == platform::FileKind::directory) {
-        add_bin_tree(root, loader::windows_join(installer, e.name), "dir:" + installer + "\\v*", out);
+        add_bin_tree(
+            root, loader::windows_join(installer, e.name), "dir:" + installer + "\\v*", out);
       }
     }
   }
@@ -77,7 +77,8 @@ std::vector<CudnnDirCandidate> cudnn_dir_candidates(const platform::SysRoot& roo
   out.push_back({windows_system_root(root) + "\\System32", "System32"});
   for (const PythonEnv& env : facts.python_envs) {
     if (env.site_packages) {
-      out.push_back({loader::windows_join(*env.site_packages, "torch\\lib"), "torch:" + env.prefix});
+      out.push_back(
+          {loader::windows_join(*env.site_packages, "torch\\lib"), "torch:" + env.prefix});
       const std::string nvidia = loader::windows_join(*env.site_packages, "nvidia");
       if (auto entries = list_windows_dir(root, nvidia)) {
         for (const platform::DirEntry& e : *entries) {
@@ -97,7 +98,8 @@ std::vector<CudnnDirCandidate> cudnn_dir_candidates(const platform::SysRoot& roo
 
 // cudnn_version.h in the include folder beside the DLLs' folder: <root>\include for <root>\bin,
 // and the installer's include\<cuda> for bin\<cuda>.
-Fact<Version> cudnn_header_version(const platform::SysRoot& root, const std::string& dir, unsigned major) {
+Fact<Version>
+cudnn_header_version(const platform::SysRoot& root, const std::string& dir, unsigned major) {
   std::vector<std::string> headers;
   std::string up = loader::windows_parent(dir);
   std::string sub;
@@ -133,12 +135,15 @@ Fact<std::string> cudnn_package(const Facts& facts, const std::string& dir) {
   const std::string key = loader::windows_path_key(dir);
   for (const PythonEnv& env : facts.python_envs) {
     if (!env.site_packages
-        || key != loader::windows_path_key(loader::windows_join(*env.site_packages, "nvidia\\cudnn\\bin"))) {
+        || key
+               != loader::windows_path_key(
+                   loader::windows_join(*env.site_packages, "nvidia\\cudnn\\bin"))) {
       continue;
     }
     for (const PythonPackage& p : env.packages) {
       if (p.name.starts_with("nvidia-cudnn")) {
-        return Fact<std::string>::known(fmt::format("pip {} {}", p.name, p.version), "record:" + p.source);
+        return Fact<std::string>::known(fmt::format("pip {} {}", p.name, p.version),
+                                        "record:" + p.source);
       }
     }
   }
@@ -152,7 +157,8 @@ void read_cudnn_dir(const platform::SysRoot& root,
   auto entries = list_windows_dir(root, dir);
   if (!entries) {
     if (entries.error().code != ErrorCode::not_found) {
-      facts.unreadable.push_back(UnreadablePath{dir, "cuDNN libraries",
+      facts.unreadable.push_back(UnreadablePath{dir,
+                                                "cuDNN libraries",
                                                 std::string(to_string(entries.error().code)),
                                                 entries.error().message});
     }
@@ -175,14 +181,16 @@ void read_cudnn_dir(const platform::SysRoot& root,
     lib.major = *major;
     lib.real_path = info->path;
     lib.size = info->size;
-    const std::string text = info->file_version.empty() ? info->product_version : info->file_version;
+    const std::string text =
+        info->file_version.empty() ? info->product_version : info->file_version;
     if (auto v = version_resource_number(text); v && v->major() == *major) {
       lib.version = Fact<Version>::known(*v, fmt::format("pe:{} FileVersion", info->path));
     } else {
       lib.version = Fact<Version>::unknown(
-          text.empty() ? fmt::format("{} has no version resource", info->path)
-                       : fmt::format("{}'s FileVersion \"{}\" is not a cuDNN {} version", info->path,
-                                     text, *major));
+          text.empty()
+              ? fmt::format("{} has no version resource", info->path)
+              : fmt::format(
+                  "{}'s FileVersion \"{}\" is not a cuDNN {} version", info->path, text, *major));
     }
     inst.libraries.push_back(std::move(lib));
     add_windows_binary(facts, std::move(*info));
@@ -197,7 +205,8 @@ void read_cudnn_dir(const platform::SysRoot& root,
     inst.header_version = cudnn_header_version(root, dir, major);
     inst.package = cudnn_package(facts, dir);
     const std::string dispatcher = fmt::format("cudnn64_{}.dll", major);
-    const auto main = std::find_if(inst.libraries.begin(), inst.libraries.end(),
+    const auto main = std::find_if(inst.libraries.begin(),
+                                   inst.libraries.end(),
                                    [&](const CudnnLibrary& l) { return l.member == dispatcher; });
     if (inst.header_version) {
       inst.version = inst.header_version;
@@ -207,7 +216,8 @@ void read_cudnn_dir(const platform::SysRoot& root,
       inst.version = Fact<Version>::unknown(fmt::format(
           "neither cudnn_version.h nor {}'s version resource tells the version", dispatcher));
     }
-    std::sort(inst.libraries.begin(), inst.libraries.end(),
+    std::sort(inst.libraries.begin(),
+              inst.libraries.end(),
               [](const CudnnLibrary& a, const CudnnLibrary& b) { return a.member < b.member; });
     add_windows_probe(root, facts, loader::windows_join(dir, "zlibwapi.dll"));
     facts.cudnn.push_back(std::move(inst));
@@ -239,9 +249,10 @@ void collect_windows_cudnn(const platform::SysRoot& root, const CollectOptions&,
     read_cudnn_dir(root, dir, via, facts);
   }
   add_windows_probe(root, facts, windows_system_root(root) + "\\System32\\zlibwapi.dll");
-  std::sort(facts.cudnn.begin(), facts.cudnn.end(), [](const CudnnInstall& a, const CudnnInstall& b) {
-    return std::tie(a.dir, a.major) < std::tie(b.dir, b.major);
-  });
+  std::sort(
+      facts.cudnn.begin(), facts.cudnn.end(), [](const CudnnInstall& a, const CudnnInstall& b) {
+        return std::tie(a.dir, a.major) < std::tie(b.dir, b.major);
+      });
 }
 
 } // namespace doctor::collect

@@ -27,12 +27,12 @@ constexpr const char* k_gpu_preferences = "Software\\Microsoft\\DirectX\\UserGpu
 constexpr std::uint32_t k_nvidia_vendor = 0x10de;
 
 bool is_display_adapter_key(std::string_view name) {
-  return name.size() == 4 && std::all_of(name.begin(), name.end(), [](char c) {
-           return c >= '0' && c <= '9';
-         });
+  return name.size() == 4
+         && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-std::string display_value_text(const platform::Registry& reg, std::string_view key, std::string_view name) {
+std::string
+display_value_text(const platform::Registry& reg, std::string_view key, std::string_view name) {
   auto v = reg.value(RegistryRoot::local_machine, key, name);
   if (!v) {
     return {};
@@ -77,18 +77,22 @@ void read_display_adapters(const platform::SysRoot& root, WindowsInfo& win) {
       a.vendor_id = ids->vendor_id;
       a.device_id = ids->device_id;
     }
-    const bool nvidia =
-        a.vendor_id == k_nvidia_vendor || util::to_lower(a.provider).find("nvidia") != std::string::npos;
+    const bool nvidia = a.vendor_id == k_nvidia_vendor
+                        || util::to_lower(a.provider).find("nvidia") != std::string::npos;
     if (!nvidia) {
-      a.nvidia_version = Fact<std::string>::unknown(
-          fmt::format("{} is not an NVIDIA driver", a.provider.empty() ? "the driver" : a.provider));
-    } else if (auto v = kb::nvidia_driver_from_windows(a.driver_version)) {
-      a.nvidia_version = Fact<std::string>::known(
-          v->str(),
-          fmt::format("{}:HKLM\\{}\\DriverVersion {}", reg->source(RegistryRoot::local_machine, key), key, a.driver_version));
-    } else {
       a.nvidia_version = Fact<std::string>::unknown(fmt::format(
-          "DriverVersion \"{}\" is not of the form a.b.c.d NVIDIA's drivers use", a.driver_version));
+          "{} is not an NVIDIA driver", a.provider.empty() ? "the driver" : a.provider));
+    } else if (auto v = kb::nvidia_driver_from_windows(a.driver_version)) {
+      a.nvidia_version =
+          Fact<std::string>::known(v->str(),
+                                   fmt::format("{}:HKLM\\{}\\DriverVersion {}",
+                                               reg->source(RegistryRoot::local_machine, key),
+                                               key,
+                                               a.driver_version));
+    } else {
+      a.nvidia_version = Fact<std::string>::unknown(
+          fmt::format("DriverVersion \"{}\" is not of the form a.b.c.d NVIDIA's drivers use",
+                      a.driver_version));
     }
     if (a.description.empty() && a.driver_version.empty()) {
       continue; // a key of a removed device
@@ -140,12 +144,14 @@ void read_driver_packages(const platform::SysRoot& root, WindowsInfo& win) {
   }
   std::vector<std::string> packages;
   for (const platform::DirEntry& e : *entries) {
-    if (e.kind == platform::FileKind::directory && util::to_lower(e.name).starts_with("nv_dispi.inf_")) {
+    if (e.kind == platform::FileKind::directory
+        && util::to_lower(e.name).starts_with("nv_dispi.inf_")) {
       packages.push_back(repo + "\\" + e.name);
     }
   }
   std::sort(packages.begin(), packages.end());
-  win.nvidia_driver_packages = Fact<std::vector<std::string>>::known(std::move(packages), "dir:" + repo);
+  win.nvidia_driver_packages =
+      Fact<std::vector<std::string>>::known(std::move(packages), "dir:" + repo);
 }
 
 // The NVIDIA and other display-class devices of HKLM\SYSTEM\CurrentControlSet\Enum\PCI: one key
@@ -169,7 +175,8 @@ void read_pnp_pci_devices(const platform::SysRoot& root, Facts& facts) {
       continue;
     }
     const std::string id_key = fmt::format("{}\\{}", k_pci_enum, id);
-    for (const std::string& instance : registry_subkeys(root, RegistryRoot::local_machine, id_key)) {
+    for (const std::string& instance :
+         registry_subkeys(root, RegistryRoot::local_machine, id_key)) {
       const std::string key = fmt::format("{}\\{}", id_key, instance);
       ++scan.devices_scanned;
       const std::string class_guid = util::to_lower(display_value_text(*reg, key, "ClassGUID"));
@@ -183,21 +190,25 @@ void read_pnp_pci_devices(const platform::SysRoot& root, Facts& facts) {
       d.vendor_id = pci->vendor_id;
       d.device_id = pci->device_id;
       d.class_code = 0x030000;
-      std::string desc = display_value_text(*reg, key, "DeviceDesc"); // "@oem12.inf,%…%;NVIDIA GeForce …"
+      std::string desc =
+          display_value_text(*reg, key, "DeviceDesc"); // "@oem12.inf,%…%;NVIDIA GeForce …"
       if (const auto semi = desc.rfind(';'); semi != std::string::npos) {
         desc = desc.substr(semi + 1);
       }
-      const std::string source = fmt::format("{}:HKLM\\{}", reg->source(RegistryRoot::local_machine, key), key);
+      const std::string source =
+          fmt::format("{}:HKLM\\{}", reg->source(RegistryRoot::local_machine, key), key);
       d.name = desc.empty() ? Fact<std::string>::unknown("DeviceDesc is not set")
                             : Fact<std::string>::known(desc, source + "\\DeviceDesc");
       const std::string service = display_value_text(*reg, key, "Service");
       d.driver = service.empty() ? Fact<std::string>::unknown("no driver service is bound")
                                  : Fact<std::string>::known(service, source + "\\Service");
-      (pci->vendor_id == k_nvidia_vendor ? scan.nvidia_gpus : scan.other_displays).push_back(std::move(d));
+      (pci->vendor_id == k_nvidia_vendor ? scan.nvidia_gpus : scan.other_displays)
+          .push_back(std::move(d));
     }
   }
   facts.pci = Fact<PciScan>::known(
-      std::move(scan), fmt::format("{}:HKLM\\{}", reg->source(RegistryRoot::local_machine, k_pci_enum), k_pci_enum));
+      std::move(scan),
+      fmt::format("{}:HKLM\\{}", reg->source(RegistryRoot::local_machine, k_pci_enum), k_pci_enum));
 }
 
 } // namespace

@@ -35,12 +35,13 @@ void collect_windows_driver(const platform::SysRoot& root, const CollectOptions&
           v->str(), fmt::format("pe:{} FileVersion {}", info->path, info->file_version));
     } else if (!info->file_version.empty()) {
       // Never the Windows form itself: checks compare NVIDIA's numbering.
-      lib.version = Fact<std::string>::unknown(fmt::format(
-          "{}'s FileVersion \"{}\" is not of the a.b.c.d form NVIDIA's drivers use", info->path,
-          info->file_version));
-    } else {
       lib.version = Fact<std::string>::unknown(
-          fmt::format("{} has no version resource", info->path));
+          fmt::format("{}'s FileVersion \"{}\" is not of the a.b.c.d form NVIDIA's drivers use",
+                      info->path,
+                      info->file_version));
+    } else {
+      lib.version =
+          Fact<std::string>::unknown(fmt::format("{} has no version resource", info->path));
     }
     facts.driver.libraries.push_back(std::move(lib));
     add_windows_binary(facts, std::move(*info));

@@ -36,10 +36,10 @@ windows_version_numbers(const platform::SysRoot& root, std::string& source, std:
     }
     why = v.error().message;
   }
-  const auto major = registry_number(root, RegistryRoot::local_machine, k_current_version,
-                                     "CurrentMajorVersionNumber");
-  const auto minor = registry_number(root, RegistryRoot::local_machine, k_current_version,
-                                     "CurrentMinorVersionNumber");
+  const auto major = registry_number(
+      root, RegistryRoot::local_machine, k_current_version, "CurrentMajorVersionNumber");
+  const auto minor = registry_number(
+      root, RegistryRoot::local_machine, k_current_version, "CurrentMinorVersionNumber");
   const auto build =
       registry_text(root, RegistryRoot::local_machine, k_current_version, "CurrentBuild");
   const auto build_number = build ? Version::parse(*build) : std::nullopt;
@@ -62,16 +62,15 @@ void read_windows_version(const platform::SysRoot& root, Facts& facts) {
   const auto numbers = windows_version_numbers(root, source, why);
   const auto ubr = registry_number(root, RegistryRoot::local_machine, k_current_version, "UBR");
   if (numbers) {
-    std::string build =
-        fmt::format("{}.{}.{}", numbers->major, numbers->minor, numbers->build);
+    std::string build = fmt::format("{}.{}.{}", numbers->major, numbers->minor, numbers->build);
     if (ubr) {
       build += fmt::format(".{}", *ubr);
       source += "+UBR";
     }
     win.build = Fact<std::string>::known(build, source);
     facts.os.kernel_release = Fact<std::string>::known(build, source);
-    facts.os.version_id = Fact<std::string>::known(
-        fmt::format("{}.{}", numbers->major, numbers->minor), source);
+    facts.os.version_id =
+        Fact<std::string>::known(fmt::format("{}.{}", numbers->major, numbers->minor), source);
   } else {
     win.build = Fact<std::string>::unknown(why);
     facts.os.kernel_release = Fact<std::string>::unknown(why);
@@ -120,11 +119,10 @@ void read_windows_hardware(const platform::SysRoot& root, Facts& facts) {
   } else {
     facts.os.architecture = Fact<std::string>::unknown("PROCESSOR_ARCHITECTURE is not set");
   }
-  facts.os.cpu_model =
-      registry_text(root,
-                    RegistryRoot::local_machine,
-                    "HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0",
-                    "ProcessorNameString");
+  facts.os.cpu_model = registry_text(root,
+                                     RegistryRoot::local_machine,
+                                     "HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0",
+                                     "ProcessorNameString");
   if (const auto count = windows_env(root, "NUMBER_OF_PROCESSORS")) {
     if (auto v = Version::parse(*count); v && v->size() == 1) {
       facts.os.cpu_count = Fact<std::uint64_t>::known(v->major(), "env:NUMBER_OF_PROCESSORS");
@@ -213,13 +211,14 @@ void read_loader_settings(const platform::SysRoot& root, Facts& facts) {
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     win.known_dlls = Fact<std::vector<std::string>>::known(
-        std::move(names), fmt::format("{}:HKLM\\{}", reg->source(RegistryRoot::local_machine, known_key), known_key));
+        std::move(names),
+        fmt::format("{}:HKLM\\{}", reg->source(RegistryRoot::local_machine, known_key), known_key));
   } else {
     win.known_dlls = Fact<std::vector<std::string>>::unknown(
         registry_reason(root, values.error(), RegistryRoot::local_machine, known_key, ""));
   }
-  const auto safe = registry_number(
-      root, RegistryRoot::local_machine, k_session_manager, "SafeDllSearchMode");
+  const auto safe =
+      registry_number(root, RegistryRoot::local_machine, k_session_manager, "SafeDllSearchMode");
   if (safe) {
     win.safe_dll_search_mode = Fact<bool>::known(*safe != 0, safe.source());
   } else if (reg != nullptr) {

@@ -30,8 +30,9 @@ std::string registration_text(const platform::Registry& reg,
                               const std::string& key,
                               std::string_view name) {
   auto v = reg.value(hive, key, name);
-  if (!v || (v->type != platform::RegistryValue::Type::string
-             && v->type != platform::RegistryValue::Type::expand_string)) {
+  if (!v
+      || (v->type != platform::RegistryValue::Type::string
+          && v->type != platform::RegistryValue::Type::expand_string)) {
     return {};
   }
   return util::sanitize(v->text, 1024);
@@ -56,7 +57,8 @@ std::vector<PythonRegistration> pep514_registrations(const platform::SysRoot& ro
         r.hive = std::string(platform::to_string(hive));
         r.company = company;
         r.tag = tag;
-        r.install_path = loader::normalize_windows_path(registration_text(*reg, hive, install_key, ""));
+        r.install_path =
+            loader::normalize_windows_path(registration_text(*reg, hive, install_key, ""));
         if (r.install_path.empty()) {
           continue; // PEP 514: without InstallPath there is no installation to use
         }
@@ -150,8 +152,8 @@ std::vector<WindowsPythonCandidate> python_candidates_windows(const platform::Sy
   }
   if (facts.windows.python_registrations) {
     for (const PythonRegistration& r : *facts.windows.python_registrations) {
-      out.push_back({r.install_path, fmt::format("pep514:{}\\{}\\{}", r.hive, r.company, r.tag),
-                     r.version});
+      out.push_back(
+          {r.install_path, fmt::format("pep514:{}\\{}\\{}", r.hive, r.company, r.tag), r.version});
     }
   }
   add_conda(root, out);
@@ -190,7 +192,8 @@ Fact<std::string> python_version_of(const platform::SysRoot& root,
         if (!digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
               return c >= '0' && c <= '9';
             })) {
-          return Fact<std::string>::known("3." + digits, fmt::format("name:{}\\{}", prefix, e.name));
+          return Fact<std::string>::known("3." + digits,
+                                          fmt::format("name:{}\\{}", prefix, e.name));
         }
       }
     }
@@ -243,15 +246,16 @@ void collect_windows_python(const platform::SysRoot& root,
     PythonEnv env;
     env.prefix = prefix;
     env.found_via.push_back(c.via);
-    env.kind = windows_is_file(root, loader::windows_join(prefix, "pyvenv.cfg")) ? "venv"
+    env.kind = windows_is_file(root, loader::windows_join(prefix, "pyvenv.cfg"))  ? "venv"
                : windows_is_dir(root, loader::windows_join(prefix, "conda-meta")) ? "conda"
-                                                                                   : "system";
+                                                                                  : "system";
     env.python_version = python_version_of(root, prefix, c.version);
     envs.push_back(std::move(env));
   }
   for (PythonEnv& env : envs) {
     std::sort(env.found_via.begin(), env.found_via.end());
-    env.found_via.erase(std::unique(env.found_via.begin(), env.found_via.end()), env.found_via.end());
+    env.found_via.erase(std::unique(env.found_via.begin(), env.found_via.end()),
+                        env.found_via.end());
     const std::string site = loader::windows_join(env.prefix, "Lib\\site-packages");
     std::vector<std::string> dirs;
     if (auto inner = windows_inner(root, site); inner && root.is_dir(*inner)) {
@@ -265,7 +269,8 @@ void collect_windows_python(const platform::SysRoot& root,
     to_windows_paths(root, env);
     facts.python_envs.push_back(std::move(env));
   }
-  std::sort(facts.python_envs.begin(), facts.python_envs.end(),
+  std::sort(facts.python_envs.begin(),
+            facts.python_envs.end(),
             [](const PythonEnv& a, const PythonEnv& b) { return a.prefix < b.prefix; });
 }
 

@@ -21,8 +21,8 @@ void collect_windows_vc_runtime(const platform::SysRoot& root,
                                 const CollectOptions&,
                                 Facts& facts) {
   if (root.registry() == nullptr) {
-    facts.windows.vc_runtimes = Fact<std::vector<VcRuntime>>::unknown(
-        "the registry of this machine cannot be read here");
+    facts.windows.vc_runtimes =
+        Fact<std::vector<VcRuntime>>::unknown("the registry of this machine cannot be read here");
   } else {
     std::vector<VcRuntime> runtimes;
     for (const char* arch : {"arm64", "x64", "x86"}) {
@@ -34,12 +34,12 @@ void collect_windows_vc_runtime(const platform::SysRoot& root,
       if (!installed && !version) {
         continue; // no redistributable of this architecture
       }
-      runtimes.push_back(VcRuntime{arch, version ? *version : std::string(),
-                                   installed && *installed != 0});
+      runtimes.push_back(
+          VcRuntime{arch, version ? *version : std::string(), installed && *installed != 0});
     }
     facts.windows.vc_runtimes = Fact<std::vector<VcRuntime>>::known(
-        std::move(runtimes), registry_source(root, platform::RegistryRoot::local_machine,
-                                             k_runtimes_key, "*"));
+        std::move(runtimes),
+        registry_source(root, platform::RegistryRoot::local_machine, k_runtimes_key, "*"));
   }
   const std::string system32 = windows_system_root(root) + "\\System32";
   for (const char* name : {"msvcp140.dll", "vcruntime140.dll", "vcruntime140_1.dll"}) {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <doctor/collect/windows/windows_machine.hpp>
-
 #include <doctor/collect/binary_reader.hpp>
+#include <doctor/collect/windows/windows_machine.hpp>
 #include <doctor/loader/windows_search.hpp>
 #include <doctor/util/strings.hpp>
 
@@ -173,8 +172,7 @@ facts::Fact<std::uint64_t> registry_number(const platform::SysRoot& root,
   }
   auto v = reg->value(hive, path, name);
   if (!v) {
-    return facts::Fact<std::uint64_t>::unknown(
-        registry_reason(root, v.error(), hive, path, name));
+    return facts::Fact<std::uint64_t>::unknown(registry_reason(root, v.error(), hive, path, name));
   }
   using Type = platform::RegistryValue::Type;
   if (v->type != Type::dword && v->type != Type::qword) {

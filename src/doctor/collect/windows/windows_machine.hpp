@@ -64,9 +64,8 @@ facts::Fact<std::uint64_t> registry_number(const platform::SysRoot& root,
                                            std::string_view name);
 
 // The subkeys of `path`; empty when there is no registry or the key does not exist.
-std::vector<std::string> registry_subkeys(const platform::SysRoot& root,
-                                          platform::RegistryRoot hive,
-                                          std::string_view path);
+std::vector<std::string>
+registry_subkeys(const platform::SysRoot& root, platform::RegistryRoot hive, std::string_view path);
 
 // Lists the Windows directory `dir`: the entries' names, or an error as SysRoot::list_dir gives.
 Expected<std::vector<platform::DirEntry>> list_windows_dir(const platform::SysRoot& root,

@@ -49,8 +49,10 @@ std::vector<facts::PageFile> parse_paging_files(const std::vector<std::string>& 
     }
     facts::PageFile pf;
     pf.path = std::string(words[0]);
-    const auto initial = words.size() >= 2 ? parse_decimal(words[1]) : std::optional<std::uint64_t>(0);
-    const auto maximum = words.size() >= 3 ? parse_decimal(words[2]) : std::optional<std::uint64_t>(0);
+    const auto initial =
+        words.size() >= 2 ? parse_decimal(words[1]) : std::optional<std::uint64_t>(0);
+    const auto maximum =
+        words.size() >= 3 ? parse_decimal(words[2]) : std::optional<std::uint64_t>(0);
     pf.initial_size = initial ? *initial * k_mib : 0;
     pf.maximum_size = maximum ? *maximum * k_mib : 0;
     pf.system_managed = pf.initial_size == 0 && pf.maximum_size == 0;

@@ -8,7 +8,8 @@ namespace doctor::platform {
 namespace {
 
 Error unsupported(std::string_view what) {
-  return Error{ErrorCode::unsupported, std::string(what) + " is only known on a live Windows machine"};
+  return Error{ErrorCode::unsupported,
+               std::string(what) + " is only known on a live Windows machine"};
 }
 
 } // namespace

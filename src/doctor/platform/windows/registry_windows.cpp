@@ -17,8 +17,8 @@ namespace doctor::platform {
 
 namespace {
 
-constexpr DWORD k_max_entries = 16384;       // subkeys or values listed per key
-constexpr DWORD k_max_name = 16384;          // the registry's own limit for a value name
+constexpr DWORD k_max_entries = 16384;        // subkeys or values listed per key
+constexpr DWORD k_max_name = 16384;           // the registry's own limit for a value name
 constexpr DWORD k_max_data = 4 * 1024 * 1024; // value data read, bytes
 
 HKEY root_handle(RegistryRoot root) {

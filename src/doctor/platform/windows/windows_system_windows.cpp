@@ -48,8 +48,9 @@ Expected<WindowsVersionNumbers> windows_version() {
   OsVersionInfo info{};
   info.size = sizeof info;
   if (const LONG status = fn(&info); status != 0) {
-    return make_error(ErrorCode::io, fmt::format("RtlGetVersion failed (NTSTATUS {:#x})",
-                                                 static_cast<unsigned long>(status)));
+    return make_error(
+        ErrorCode::io,
+        fmt::format("RtlGetVersion failed (NTSTATUS {:#x})", static_cast<unsigned long>(status)));
   }
   return WindowsVersionNumbers{info.major, info.minor, info.build};
 }
