@@ -134,7 +134,9 @@ std::string registry_reason(const platform::SysRoot& root,
     return "the registry of this machine cannot be read here";
   }
   if (error.code == ErrorCode::not_found) {
-    return fmt::format("{}\\{}\\{} is not set", platform::to_string(hive), path, name);
+    return name.empty()
+               ? fmt::format("{}\\{} does not exist", platform::to_string(hive), path)
+               : fmt::format("{}\\{}\\{} is not set", platform::to_string(hive), path, name);
   }
   return error.message;
 }
@@ -247,6 +249,9 @@ std::optional<facts::BinaryInfo> read_windows_binary(const platform::SysRoot& ro
   }
   facts::BinaryInfo info = read_binary(root, *real);
   info.path = windows_outer(root, *real);
+  // Windows grants access by ACL; the POSIX bits std::filesystem derives from the read-only
+  // attribute (0666 or 0444) would read as "anyone may write it".
+  info.mode.clear();
   return info;
 }
 
@@ -276,7 +281,6 @@ void add_windows_probe(const platform::SysRoot& root, facts::Facts& facts, std::
       if (auto real = root.resolve(*inner)) {
         p.real_path = windows_outer(root, *real);
       }
-      p.mode = fmt::format("{:04o}", st->mode & 07777U);
     }
   }
   facts.probed_paths.push_back(std::move(p));
