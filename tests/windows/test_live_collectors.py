@@ -30,6 +30,9 @@ TOOLKIT = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8"
 CUDNN_BIN = r"C:\cudnn\bin"
 PYTHON = r"C:\Python311"
 USER_PATH = r"C:\cudnn\bin;C:\Users\Public\tools"
+VENV = r"C:\venvs\tf"
+CONDA_ENV = r"C:\ProgramData\miniconda3\envs\gpu"
+UNICODE_BIN = "C:\\用户\\张伟\\cudnn\\bin"  # a folder a Chinese user name puts on PATH
 CUDNN_SET = ["cudnn64_8.dll", "cudnn_ops_infer64_8.dll", "cudnn_ops_train64_8.dll",
              "cudnn_cnn_infer64_8.dll", "cudnn_cnn_train64_8.dll", "cudnn_adv_infer64_8.dll",
              "cudnn_adv_train64_8.dll"]
@@ -59,7 +62,7 @@ def call(cmd, env, timeout):
 
 class Wine:
     def __init__(self, prefix):
-        self.env = dict(os.environ, WINEPREFIX=prefix, WINEDEBUG="-all",
+        self.env = dict(os.environ, WINEPREFIX=prefix, WINEDEBUG="-all", LANG="C.UTF-8",
                         WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY="")
 
     def run(self, args, extra_env=None, check=True):
@@ -112,6 +115,23 @@ def populate(wine, tree):
         wine.reg_add(adapter, name, value)
     wine.reg_add(r"HKCU\Environment", "Path", USER_PATH, "REG_EXPAND_SZ")
     wine.reg_add(r"HKCU\Environment", "CUDA_PATH", TOOLKIT)
+    # A venv (VIRTUAL_ENV) and a conda environment with its own cuDNN in Library\bin.
+    tree.text(VENV + r"\pyvenv.cfg", "home = C:\\Python311\nversion = 3.11.7\n")
+    tree.text(VENV + r"\Scripts\python.exe", "MZ")
+    tree.mkdir(VENV + r"\Lib\site-packages")
+    base = r"C:\ProgramData\miniconda3"
+    tree.text(base + r"\conda-meta\python-3.12.1-h2628c8c_0.json", "{}")
+    tree.text(CONDA_ENV + r"\conda-meta\python-3.10.13-he1021f5_0.json", "{}")
+    tree.mkdir(CONDA_ENV + r"\Lib\site-packages")
+    tree.dll(CONDA_ENV + r"\Library\bin\cudnn64_8.dll",
+             version=run_winloader.cudnn_version("8.9.2.26"))
+    tree.dll(UNICODE_BIN + "\\cudnn64_9.dll", version=run_winloader.cudnn_version("9.1.0.70"))
+    # The VC++ redistributable and a TDR delay, as their installers and a user set them.
+    vc = r"HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes\x64"
+    wine.reg_add(vc, "Installed", "1", "REG_DWORD")
+    wine.reg_add(vc, "Version", "v14.40.33810.00")
+    wine.reg_add(r"HKLM\SYSTEM\CurrentControlSet\Control\GraphicsDrivers", "TdrDelay", "8",
+                 "REG_DWORD")
 
 
 def check_report(report):
@@ -137,6 +157,16 @@ def check_report(report):
         expect(pythons[0]["python_version"] == "3.11", f"python {pythons[0]['python_version']!r}")
         torch = [f for f in pythons[0]["frameworks"] if f["name"] == "torch"]
         expect(torch and torch[0]["version"] == "2.1.0+cu118", f"frameworks {pythons[0]['frameworks']}")
+    kinds = {p["prefix"].lower(): (p["kind"], p["python_version"]) for p in inv["python_environments"]}
+    expect(kinds.get(VENV.lower()) == ("venv", "3.11.7"), f"venv: {kinds}")
+    expect(kinds.get(CONDA_ENV.lower()) == ("conda", "3.10.13"), f"conda env: {kinds}")
+    conda_bin = (CONDA_ENV + r"\Library\bin").lower()
+    conda = [c for c in inv["cudnn"] if c["dir"].lower() == conda_bin]
+    expect(len(conda) == 1 and conda[0]["version"] == "8.9.2.26"
+           and f"conda:{CONDA_ENV}" in conda[0]["found_via"], f"conda cuDNN: {inv['cudnn']}")
+    uni = [c for c in inv["cudnn"] if c["dir"] == UNICODE_BIN]
+    expect(len(uni) == 1 and uni[0]["major"] == 9 and uni[0]["version"] == "9.1.0.70",
+           f"cuDNN in {UNICODE_BIN}: {inv['cudnn']}")
 
 
 def check_snapshot(snap):
@@ -163,6 +193,11 @@ def check_snapshot(snap):
     expect(build.count(".") >= 2, f"build {win['build']}")
     expect(win["build"].get("source", "").startswith("api:RtlGetVersion"), f"build source {win['build']}")
     expect(snap["environment"].get("CUDA_PATH") == TOOLKIT, f"CUDA_PATH {snap['environment']}")
+    vc = win["vc_runtimes"].get("value") or []
+    expect({"arch": "x64", "version": "v14.40.33810.00", "installed": True} in vc, f"vc_runtimes {vc}")
+    tdr = win["tdr"].get("value") or {}
+    expect(tdr.get("tdr_delay", {}).get("value") == 8, f"tdr {win['tdr']}")
+    expect("not set" in tdr.get("tdr_level", {}).get("unknown", ""), f"tdr {win['tdr']}")
 
 
 def main():
@@ -193,7 +228,8 @@ def examine(wine, work, prefix, exe, keep):
     tree = run_winloader.WinTree(os.path.join(work, "tree"))
     tree.drives["C:"] = os.path.join(prefix, "drive_c")
     populate(wine, tree)
-    env = {"WINEPATH": CUDNN_BIN, "CUDA_PATH": TOOLKIT}
+    env = {"WINEPATH": CUDNN_BIN + ";" + UNICODE_BIN, "CUDA_PATH": TOOLKIT, "VIRTUAL_ENV": VENV,
+           "CONDA_PREFIX": CONDA_ENV}
     check = wine.run([exe, "check", "--format", "json", "--fail-on", "critical"], env, check=False)
     try:
         report = json.loads(check.stdout)

@@ -112,7 +112,7 @@ std::optional<Version> version_resource_number(std::string_view text) {
 }
 
 std::optional<Version> cudart_version_from_resource(std::string_view text) {
-  const auto v = version_resource_number(text);
+  auto v = version_resource_number(text);
   if (!v) {
     return std::nullopt;
   }
