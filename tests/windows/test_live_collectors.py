@@ -107,6 +107,8 @@ def populate(wine, tree):
     wine.reg_add(py, "SysVersion", "3.11")
     wine.reg_add(py + r"\InstallPath", None, PYTHON)
     wine.reg_add(py + r"\InstallPath", "ExecutablePath", PYTHON + r"\python.exe")
+    py32 = r"HKLM\SOFTWARE\WOW6432Node\Python\PythonCore\3.9-32"
+    wine.reg_add(py32 + r"\InstallPath", None, r"C:\Python39-32")
     adapter = DISPLAY_CLASS + "\\" + ADAPTER_KEY
     for name, value in [("DriverDesc", "NVIDIA GeForce RTX 3090"), ("ProviderName", "NVIDIA"),
                         ("DriverVersion", "32.0.15.6094"), ("DriverDate", "9-5-2024"),
@@ -189,6 +191,9 @@ def check_snapshot(snap):
     if regs:
         expect(regs[0]["hive"] == "HKCU" and regs[0]["install_path"] == PYTHON, f"registration {regs[0]}")
         expect(regs[0]["executable"] == PYTHON + r"\python.exe", f"registration {regs[0]}")
+    regs32 = [r for r in (win["python_registrations"].get("value") or []) if r["tag"] == "3.9-32"]
+    expect(len(regs32) == 1 and regs32[0]["hive"] == "HKLM32"
+           and regs32[0]["executable"] == r"C:\Python39-32\python.exe", f"32-bit registration {regs32}")
     build = win["build"].get("value") or ""
     expect(build.count(".") >= 2, f"build {win['build']}")
     expect(win["build"].get("source", "").startswith("api:RtlGetVersion"), f"build source {win['build']}")

@@ -23,8 +23,6 @@ namespace {
 
 using platform::RegistryRoot;
 
-constexpr const char* k_python_key = "Software\\Python";
-
 std::string registration_text(const platform::Registry& reg,
                               RegistryRoot hive,
                               const std::string& key,
@@ -44,17 +42,28 @@ std::vector<PythonRegistration> pep514_registrations(const platform::SysRoot& ro
   if (reg == nullptr) {
     return out;
   }
-  for (RegistryRoot hive : {RegistryRoot::current_user, RegistryRoot::local_machine}) {
-    for (const std::string& company : registry_subkeys(root, hive, k_python_key)) {
+  // PEP 514's three places; a 32-bit Python registers in HKLM's 32-bit view, which the 64-bit
+  // view shows under WOW6432Node.
+  struct Place {
+    RegistryRoot hive;
+    const char* label;
+    const char* key;
+  };
+  constexpr Place k_places[] = {
+      {RegistryRoot::current_user, "HKCU", "Software\\Python"},
+      {RegistryRoot::local_machine, "HKLM", "Software\\Python"},
+      {RegistryRoot::local_machine, "HKLM32", "SOFTWARE\\WOW6432Node\\Python"}};
+  for (const auto& [hive, label, python_key] : k_places) {
+    for (const std::string& company : registry_subkeys(root, hive, python_key)) {
       if (company == "PyLauncher") {
         continue; // the launcher's own settings (PEP 514)
       }
-      const std::string company_key = fmt::format("{}\\{}", k_python_key, company);
+      const std::string company_key = fmt::format("{}\\{}", python_key, company);
       for (const std::string& tag : registry_subkeys(root, hive, company_key)) {
         const std::string tag_key = fmt::format("{}\\{}", company_key, tag);
         const std::string install_key = tag_key + "\\InstallPath";
         PythonRegistration r;
-        r.hive = std::string(platform::to_string(hive));
+        r.hive = label;
         r.company = company;
         r.tag = tag;
         r.install_path =
@@ -133,7 +142,10 @@ std::vector<WindowsPythonCandidate> python_candidates_windows(const platform::Sy
   std::vector<WindowsPythonCandidate> out;
   for (const std::string& dir :
        loader::split_windows_path_list(windows_env(root, "PATH").value_or(""))) {
-    if (!windows_is_file(root, loader::windows_join(dir, "python.exe"))) {
+    // WindowsApps holds the Store's app execution aliases, not an installation (the Store
+    // Python registers itself under PEP 514).
+    if (util::to_lower(dir).ends_with("\\microsoft\\windowsapps")
+        || !windows_is_file(root, loader::windows_join(dir, "python.exe"))) {
       continue;
     }
     const std::string parent = loader::windows_parent(loader::normalize_windows_path(dir));
@@ -227,7 +239,9 @@ void collect_windows_python(const platform::SysRoot& root,
         "the registry of this machine cannot be read here");
   } else {
     facts.windows.python_registrations = Fact<std::vector<PythonRegistration>>::known(
-        pep514_registrations(root), "registry:HKCU+HKLM\\Software\\Python");
+        pep514_registrations(root),
+        "registry:HKCU\\Software\\Python+HKLM\\Software\\Python+"
+        "HKLM\\SOFTWARE\\WOW6432Node\\Python");
   }
   std::vector<PythonEnv> envs;
   for (const WindowsPythonCandidate& c : python_candidates_windows(root, facts, options)) {
