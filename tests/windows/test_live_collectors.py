@@ -128,6 +128,9 @@ def populate(wine, tree):
     tree.dll(CONDA_ENV + r"\Library\bin\cudnn64_8.dll",
              version=run_winloader.cudnn_version("8.9.2.26"))
     tree.dll(UNICODE_BIN + "\\cudnn64_9.dll", version=run_winloader.cudnn_version("9.1.0.70"))
+    # The CUDA driver of an NVIDIA 560.94 package (nvcuda.dll's FileVersion is Windows' form).
+    tree.dll(r"C:\windows\system32\nvcuda.dll",
+             version=run_winloader.plain_version("32.0.15.6094", "NVIDIA CUDA Driver"))
     # The VC++ redistributable and a TDR delay, as their installers and a user set them.
     vc = r"HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes\x64"
     wine.reg_add(vc, "Installed", "1", "REG_DWORD")
@@ -149,6 +152,10 @@ def check_report(report):
         expect(sorted(n.lower() for n in cudnn[0]["libraries"]) == sorted(CUDNN_SET),
                f"cuDNN set {cudnn[0]['libraries']}")
         expect("PATH" in cudnn[0]["found_via"], f"found_via {cudnn[0]['found_via']}")
+    libs = [(l["name"], l["version"], l["path"].lower()) for l in inv["driver"]["libraries"]]
+    expect(("libcuda", "560.94", r"c:\windows\system32\nvcuda.dll") in libs, f"driver libraries {libs}")
+    nvml = inv["driver"]["nvml"]
+    expect(nvml["status"] == "library_not_found" and "nvml.dll" in nvml["detail"], f"nvml {nvml}")
     toolkits = [t for t in inv["cuda_toolkits"] if t["path"].lower() == TOOLKIT.lower()]
     expect(len(toolkits) == 1, f"no toolkit {TOOLKIT}: {inv['cuda_toolkits']}")
     if toolkits:

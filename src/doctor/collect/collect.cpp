@@ -42,6 +42,7 @@ constexpr Collector k_windows_collectors[] = {
     {"environment", collect_windows_environment},
     {"os", collect_windows_os},
     {"driver", collect_windows_driver},
+    {"nvml", collect_nvml},
     {"display", collect_windows_display},
     {"python", collect_windows_python},
     {"cuda", collect_windows_cuda},

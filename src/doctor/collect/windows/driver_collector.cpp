@@ -46,8 +46,6 @@ void collect_windows_driver(const platform::SysRoot& root, const CollectOptions&
     facts.driver.libraries.push_back(std::move(lib));
     add_windows_binary(facts, std::move(*info));
   }
-  facts.driver.nvml.status = "not_attempted";
-  facts.driver.nvml.detail = "the isolated NVML probe is not run on Windows by this build";
   const std::string linux_only = "a Linux kernel driver fact; Windows has none";
   facts.driver.kernel_module_version = Fact<std::string>::unknown(linux_only);
   facts.driver.nouveau_loaded = Fact<bool>::unknown(linux_only);
