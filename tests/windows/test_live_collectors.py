@@ -205,6 +205,14 @@ def check_snapshot(snap):
     expect(build.count(".") >= 2, f"build {win['build']}")
     expect(win["build"].get("source", "").startswith("api:RtlGetVersion"), f"build source {win['build']}")
     expect(snap["environment"].get("CUDA_PATH") == TOOLKIT, f"CUDA_PATH {snap['environment']}")
+    # The loader model asked for cudnn64_8.dll by name, and found it on PATH.
+    probed = {p["path"]: p for p in snap["probed_paths"]}
+    dispatcher = probed.get((CUDNN_BIN + r"\cudnn64_8.dll").lower())
+    expect(dispatcher and dispatcher["exists"]
+           and dispatcher["real_path"].lower() == (CUDNN_BIN + r"\cudnn64_8.dll").lower(),
+           f"probed cudnn64_8.dll: {dispatcher}")
+    expect(any(b["path"].lower() == r"c:\windows\system32\nvcuda.dll" and b["format"] == "pe"
+               and b["bits"] == 64 for b in snap["binaries"]), "nvcuda.dll's headers were not read")
     vc = win["vc_runtimes"].get("value") or []
     expect({"arch": "x64", "version": "v14.40.33810.00", "installed": True} in vc, f"vc_runtimes {vc}")
     tdr = win["tdr"].get("value") or {}

@@ -49,6 +49,7 @@ constexpr Collector k_windows_collectors[] = {
     {"cudnn", collect_windows_cudnn},
     {"vc_runtime", collect_windows_vc_runtime},
     {"crash_settings", collect_windows_crash_settings},
+    {"loader", collect_windows_loader},
 };
 
 std::string now_utc() {

@@ -124,6 +124,11 @@ void collect_windows_vc_runtime(const platform::SysRoot& root,
 void collect_windows_crash_settings(const platform::SysRoot& root,
                                     const CollectOptions& options,
                                     facts::Facts& facts);
+// The Windows loader model over what the others found, recording every path and DLL it looks at
+// (loader_collector.cpp in collect/windows/). Last.
+void collect_windows_loader(const platform::SysRoot& root,
+                            const CollectOptions& options,
+                            facts::Facts& facts);
 
 // Environment variables that matter to a GPU stack; collect_environment records those that are set.
 const std::vector<std::string>& relevant_environment_variables();

@@ -267,13 +267,14 @@ void add_windows_binary(facts::Facts& facts, facts::BinaryInfo info) {
 
 void add_windows_probe(const platform::SysRoot& root, facts::Facts& facts, std::string_view path) {
   const std::string normal = loader::normalize_windows_path(path);
+  const std::string key = loader::windows_path_key(normal);
   for (const facts::ProbedPath& p : facts.probed_paths) {
-    if (loader::windows_path_key(p.path) == loader::windows_path_key(normal)) {
+    if (p.path == key) {
       return;
     }
   }
   facts::ProbedPath p;
-  p.path = normal;
+  p.path = key; // as the loader model asks (windows_search.hpp)
   if (const auto inner = windows_inner(root, normal)) {
     if (auto st = root.stat(*inner)) {
       p.exists = true;

@@ -89,8 +89,9 @@ std::optional<facts::BinaryInfo> read_windows_binary(const platform::SysRoot& ro
 // there already.
 void add_windows_binary(facts::Facts& facts, facts::BinaryInfo info);
 
-// Records in facts.probed_paths whether the Windows file `path` exists, so that a snapshot
-// answers the loader model's question about it again.
+// Records in facts.probed_paths whether the Windows file `path` exists, under its
+// windows_path_key (the form the loader model asks with), so that a snapshot answers the loader
+// model's question about it again.
 void add_windows_probe(const platform::SysRoot& root, facts::Facts& facts, std::string_view path);
 
 } // namespace doctor::collect
