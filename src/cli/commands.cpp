@@ -132,7 +132,9 @@ platform::SysRoot make_root(const TargetOptions& target) {
     for (const auto& [name, value] : *assignments) {
       env.set(name, value);
     }
-    return platform::SysRoot("/", std::move(env), platform::host_os(), true);
+    platform::SysRoot root("/", std::move(env), platform::host_os(), true);
+    root.set_registry(platform::open_live_registry()); // nullptr on Linux
+    return root;
   }
   const std::filesystem::path sysroot = platform::u8path(target.sysroot);
   auto st = platform::stat_path(sysroot);

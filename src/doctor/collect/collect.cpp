@@ -23,8 +23,8 @@ struct Collector {
   CollectorFn run;
 };
 
-// The explicit list, in dependency order.
-constexpr Collector k_collectors[] = {
+// The explicit lists, in dependency order: one for a Linux system, one for a Windows one.
+constexpr Collector k_linux_collectors[] = {
     {"environment", collect_environment},
     {"os", collect_os},
     {"linker", collect_linker},
@@ -39,16 +39,28 @@ constexpr Collector k_collectors[] = {
     {"integrity", collect_integrity},
 };
 
-// The explicit list for a Windows system disk (--sysroot of a tree with Windows/System32): its
-// registry read from the hives, its files through the root.
+// The explicit list for a Windows system, live (its registry through the Win32 API) or a system
+// disk examined from Linux (--sysroot of a tree with Windows/System32: the registry from its
+// hives). The registry collectors come first; on the live machine collect_windows_live_os then
+// refines what only a running system knows. The loader walk comes last: it reads what the others
+// found.
 constexpr Collector k_windows_collectors[] = {
-    {"environment", collect_environment},
+    {"environment", collect_windows_process_environment},
     {"os", collect_windows_os},
     {"memory", collect_windows_memory},
     {"windows_environment", collect_windows_environment},
+    {"os_live", collect_windows_live_os},
+    {"driver", collect_windows_driver},
+    {"nvml", collect_nvml},
     {"display", collect_windows_display},
-    {"crash_settings", collect_windows_crash_settings},
+    {"pci", collect_windows_pci},
     {"software", collect_windows_software},
+    {"python", collect_windows_python},
+    {"cuda", collect_windows_cuda},
+    {"cudnn", collect_windows_cudnn},
+    {"vc_runtime", collect_windows_vc_runtime},
+    {"crash_settings", collect_windows_crash_settings},
+    {"loader", collect_windows_loader},
 };
 
 std::string now_utc() {
@@ -103,21 +115,9 @@ Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
   facts.collection.sysroot = options.sysroot_label;
   facts.collection.live = root.is_live();
   facts.collection.collected_at = options.collected_at.empty() ? now_utc() : options.collected_at;
-  if (root.os() == platform::OsFamily::windows && root.is_live()) {
-    // The collectors read a Linux system (/proc, /sys, ld.so.cache), or a Windows disk's hives
-    // and files. The live Windows collectors (Win32 API, driver store, PATH and DLL search) are
-    // not written yet; say so instead of a report full of unknowns.
-    facts.collection.errors.push_back(
-        {"windows",
-         "this build cannot examine a live Windows machine yet; examine a Linux system with "
-         "--sysroot, or analyse a snapshot with --snapshot"});
-    return facts;
-  }
   const bool windows = root.os() == platform::OsFamily::windows;
-  const std::span<const Collector> collectors =
-      windows ? std::span<const Collector>(k_windows_collectors)
-              : std::span<const Collector>(k_collectors);
-  for (const Collector& c : collectors) {
+  for (const Collector& c : windows ? std::span<const Collector>(k_windows_collectors)
+                                    : std::span<const Collector>(k_linux_collectors)) {
     if (!options.only.empty()
         && std::find(options.only.begin(), options.only.end(), c.name) == options.only.end()) {
       continue;
@@ -129,6 +129,15 @@ Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
     } catch (...) {
       facts.collection.errors.push_back({c.name, "unknown exception"});
     }
+  }
+  if (windows) {
+    // The Linux collectors sort these in the loader and integrity collectors.
+    std::sort(facts.binaries.begin(),
+              facts.binaries.end(),
+              [](const BinaryInfo& a, const BinaryInfo& b) { return a.path < b.path; });
+    std::sort(facts.probed_paths.begin(),
+              facts.probed_paths.end(),
+              [](const ProbedPath& a, const ProbedPath& b) { return a.path < b.path; });
   }
   std::sort(facts.unreadable.begin(),
             facts.unreadable.end(),

@@ -85,6 +85,49 @@ void collect_integrity(const platform::SysRoot& root,
                        const CollectOptions& options,
                        facts::Facts& facts);
 
+// The Windows collectors (collect/windows/), which collect() runs instead of the ones above for a
+// Windows system: live, or a mounted Windows disk whose registry root.registry() reads. Paths in
+// what they record are Windows paths ("C:\\Windows\\System32\\nvcuda.dll").
+// Variables (without regard to case), CUDA_PATH_V*, and the machine and user PATH in the registry.
+void collect_windows_process_environment(const platform::SysRoot& root,
+                                         const CollectOptions& options,
+                                         facts::Facts& facts);
+// On the live machine only (after the registry's collect_windows_os and collect_windows_memory,
+// whose facts it refines): version from RtlGetVersion, edition and build, CPU, RAM, page files
+// with the free space of their drives, KnownDLLs, SafeDllSearchMode, elevation.
+void collect_windows_live_os(const platform::SysRoot& root,
+                             const CollectOptions& options,
+                             facts::Facts& facts);
+// nvcuda.dll and nvml.dll in System32 with their versions.
+void collect_windows_driver(const platform::SysRoot& root,
+                            const CollectOptions& options,
+                            facts::Facts& facts);
+// NVIDIA's PCI devices (and other display-class devices) from the PnP enumeration, driver or not.
+void collect_windows_pci(const platform::SysRoot& root,
+                         const CollectOptions& options,
+                         facts::Facts& facts);
+// PEP 514 registrations and the Python environments with their frameworks.
+void collect_windows_python(const platform::SysRoot& root,
+                            const CollectOptions& options,
+                            facts::Facts& facts);
+// CUDA toolkits; after the environment.
+void collect_windows_cuda(const platform::SysRoot& root,
+                          const CollectOptions& options,
+                          facts::Facts& facts);
+// cuDNN folders; after the toolkits and Python environments, whose folders it searches.
+void collect_windows_cudnn(const platform::SysRoot& root,
+                           const CollectOptions& options,
+                           facts::Facts& facts);
+// Visual C++ redistributables and the runtime DLLs in System32.
+void collect_windows_vc_runtime(const platform::SysRoot& root,
+                                const CollectOptions& options,
+                                facts::Facts& facts);
+// The Windows loader model over what the others found, recording every path and DLL it looks at
+// (loader_collector.cpp in collect/windows/). Last.
+void collect_windows_loader(const platform::SysRoot& root,
+                            const CollectOptions& options,
+                            facts::Facts& facts);
+
 // Environment variables that matter to a GPU stack; collect_environment records those that are set.
 const std::vector<std::string>& relevant_environment_variables();
 

@@ -696,6 +696,12 @@ void read_packages(const platform::SysRoot& root,
 
 } // namespace
 
+void read_python_site_packages(const platform::SysRoot& root,
+                               PythonEnv& env,
+                               const std::vector<std::string>& site_dirs) {
+  read_packages(root, env, site_dirs);
+}
+
 void collect_python(const platform::SysRoot& root, const CollectOptions& options, Facts& facts) {
   for (PythonEnv& env : discover_python_envs(root, options.python_prefixes)) {
     const std::vector<std::string> dirs = site_dirs(root, env);

@@ -43,4 +43,13 @@ std::vector<PythonCandidate> python_candidates(const platform::SysRoot& root);
 std::vector<facts::PythonEnv> discover_python_envs(const platform::SysRoot& root,
                                                    const std::vector<std::string>& named = {});
 
+// Reads the GPU-relevant packages and the frameworks of `env` from its site-packages directories
+// `site_dirs` (inner paths, in the order its Python imports from them), as collect_python does
+// for the environments it finds (python_collector.cpp); the Windows collector reads the
+// environments it finds the same way. Sets env.site_packages unknown when the first directory
+// exists but cannot be listed.
+void read_python_site_packages(const platform::SysRoot& root,
+                               facts::PythonEnv& env,
+                               const std::vector<std::string>& site_dirs);
+
 } // namespace doctor::collect

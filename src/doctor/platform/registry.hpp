@@ -50,8 +50,9 @@ public:
   virtual Expected<RegistryValue>
   value(RegistryRoot root, std::string_view path, std::string_view name) const = 0;
 
-  // Where the keys come from, for a fact's source: "registry" (live) or
-  // "hive:C:\\Windows\\System32\\config\\SYSTEM" style text naming the hive files.
+  // The key `path` under `root` as a fact's source names it, with where it was read:
+  // "registry:HKLM\\SYSTEM\\…" (live), "hive:/Windows/System32/config/SYSTEM:HKLM\\SYSTEM\\…" (a
+  // disk's hive file).
   virtual std::string source(RegistryRoot root, std::string_view path) const = 0;
 };
 

@@ -40,6 +40,12 @@ std::string to_inner(const std::vector<std::string>& parts) {
   return out;
 }
 
+// "C:": a drive letter, the first component of a live Windows machine's inner path.
+bool is_drive(std::string_view part) {
+  return part.size() == 2 && part[1] == ':'
+         && ((part[0] >= 'A' && part[0] <= 'Z') || (part[0] >= 'a' && part[0] <= 'z'));
+}
+
 } // namespace
 
 struct SysRoot::ComponentCache {
@@ -66,7 +72,14 @@ std::filesystem::path SysRoot::host_path(std::string_view inner) const {
   }
   std::filesystem::path out = m_root;
   // Lexically normalised first, so that ".." cannot climb out of the root.
-  for (const std::string& part : components(util::normalize_path(inner))) {
+  std::deque<std::string> parts = components(util::normalize_path(inner));
+  if (m_live && m_os == OsFamily::windows && !parts.empty() && is_drive(parts.front())) {
+    // The live Windows machine: "/C:/Windows" is C:\Windows (appending "Windows" to "C:" would
+    // name a path relative to the drive's current directory).
+    out = std::filesystem::path(parts.front() + "/");
+    parts.pop_front();
+  }
+  for (const std::string& part : parts) {
     out /= u8path(part);
   }
   return out;

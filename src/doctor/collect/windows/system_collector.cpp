@@ -24,7 +24,7 @@ constexpr std::string_view k_memory_management =
     "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management";
 constexpr std::string_view k_machine_environment =
     "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment";
-constexpr std::uint64_t k_mib = std::uint64_t{1024} * 1024;
+constexpr std::uint64_t k_paging_unit = std::uint64_t{1024} * 1024;
 
 // Windows 11 kept "Windows 10 …" as its ProductName; build 22000 is the first Windows 11.
 std::string corrected_product_name(std::string name, const Fact<std::string>& build) {
@@ -90,8 +90,8 @@ std::optional<PageFile> parse_page_file(std::string_view entry) {
     maximum = words.size() > 2 ? util::parse_uint(words[2]).value_or(0) : initial;
   }
   out.system_managed = initial == 0 && maximum == 0;
-  out.initial_size = initial * k_mib;
-  out.maximum_size = maximum * k_mib;
+  out.initial_size = initial * k_paging_unit;
+  out.maximum_size = maximum * k_paging_unit;
   out.drive_free = Fact<std::uint64_t>::unknown(
       "the free space of a drive is measured only on the running machine");
   return out;
