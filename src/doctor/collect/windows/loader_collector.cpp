@@ -8,7 +8,9 @@
 #include <doctor/loader/file_probe.hpp>
 #include <doctor/loader/windows_analysis.hpp>
 #include <doctor/loader/windows_search.hpp>
+#include <doctor/util/strings.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -101,6 +103,31 @@ private:
   std::map<std::string, std::unique_ptr<BinaryInfo>> m_binaries; // by windows_path_key
 };
 
+// torch\__init__.py preloads every DLL of torch\lib: the model needs the listing.
+void list_framework_folders(const platform::SysRoot& root, Facts& facts) {
+  for (const PythonEnv& env : facts.python_envs) {
+    for (const Framework& fw : env.frameworks) {
+      if (fw.name != "torch") {
+        continue;
+      }
+      const std::string dir = loader::windows_join(fw.location, "lib");
+      auto entries = list_windows_dir(root, dir);
+      if (!entries) {
+        continue;
+      }
+      std::vector<std::string> dlls;
+      for (const platform::DirEntry& e : *entries) {
+        const std::string lower = util::to_lower(e.name);
+        if (lower.size() > 4 && lower.ends_with(".dll")) {
+          dlls.push_back(e.name);
+        }
+      }
+      std::sort(dlls.begin(), dlls.end());
+      facts.windows.dll_listings[dir] = std::move(dlls);
+    }
+  }
+}
+
 } // namespace
 
 void collect_windows_loader(const platform::SysRoot& root,
@@ -116,6 +143,7 @@ void collect_windows_loader(const platform::SysRoot& root,
     embedded = std::move(*loaded);
     kb = &*embedded;
   }
+  list_framework_folders(root, facts);
   WindowsRecordingProbe probe(root, facts);
   loader::analyse_windows(facts, *kb, probe);
   probe.store(facts);
