@@ -207,7 +207,9 @@ std::vector<InventoryLine> describe_inventory(const Inventory& inv) {
     driver.push_back(fmt::format("kernel module {}{}",
                                  *d.kernel_module,
                                  d.kernel_module_type ? " (" + *d.kernel_module_type + ")" : ""));
-  } else {
+  } else if (!inv.windows) {
+    // Windows has no kernel module to name: its driver is the display adapter's (in the Windows
+    // lines) and nvcuda.dll's version below.
     driver.push_back("kernel module unknown, because " + d.reason);
   }
   for (const auto& lib : d.libraries) {
