@@ -172,11 +172,18 @@ collect::CollectOptions collect_options(const TargetOptions& target) {
   return options;
 }
 
+Collection::Collection(const TargetOptions& target)
+    : m_root(make_root(target))
+    , m_options(collect_options(target))
+    , m_started(collect::start_collectors(m_root, m_options)) {}
+
+facts::Facts Collection::finish(const kb::KnowledgeBase& kb) {
+  m_options.kb = &kb;
+  return collect::collect(m_root, m_options, std::move(m_started));
+}
+
 facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase& kb) {
-  const platform::SysRoot root = make_root(target);
-  collect::CollectOptions options = collect_options(target);
-  options.kb = &kb;
-  return collect::collect(root, options);
+  return Collection(target).finish(kb);
 }
 
 namespace {
@@ -242,6 +249,10 @@ bool use_color(ColorMode color, report::Format format, const std::string& output
 }
 
 int run_check(const CheckOptions& options) {
+  std::optional<Collection> live;
+  if (options.target.snapshot.empty()) {
+    live.emplace(options.target); // NVML starts now, while the knowledge base loads
+  }
   const kb::KnowledgeBase kb = load_kb(options.target);
   report::Report rep;
   if (!options.target.snapshot.empty()) {
@@ -254,9 +265,7 @@ int run_check(const CheckOptions& options) {
     rep.target_kind = options.target.sysroot.empty() ? "live" : "sysroot";
     rep.target = options.target.sysroot.empty() ? "/" : options.target.sysroot;
   }
-  const facts::Facts facts = options.target.snapshot.empty()
-                                 ? collect_facts(options.target, kb)
-                                 : load_snapshot(options.target.snapshot);
+  const facts::Facts facts = live ? live->finish(kb) : load_snapshot(options.target.snapshot);
   rep.command = "check";
   rep.tool_version = DOCTOR_VERSION;
   rep.kb_version = kb.version();
@@ -270,8 +279,9 @@ int run_check(const CheckOptions& options) {
 }
 
 int run_snapshot(const SnapshotOptions& options) {
+  Collection live(options.target); // NVML starts now, while the knowledge base loads
   const kb::KnowledgeBase kb = load_kb(options.target);
-  const facts::Facts facts = collect_facts(options.target, kb);
+  const facts::Facts facts = live.finish(kb);
   write_output(options.output.file, facts::to_json_text(facts));
   return k_exit_ok;
 }

@@ -28,6 +28,25 @@ platform::SysRoot make_root(const TargetOptions& target);
 // executable for probe children).
 collect::CollectOptions collect_options(const TargetOptions& target);
 
+// The machine or --sysroot tree that `target` names, opened, with its slow collectors (the NVML
+// child) already running: make it before loading the knowledge base, so that the two overlap.
+// Throws CommandError for a bad --sysroot or --env. Not movable: the running collectors hold
+// its SysRoot.
+class Collection {
+public:
+  explicit Collection(const TargetOptions& target);
+  Collection(const Collection&) = delete;
+  Collection& operator=(const Collection&) = delete;
+
+  // Runs the other collectors and returns every fact; call once.
+  facts::Facts finish(const kb::KnowledgeBase& kb);
+
+private:
+  platform::SysRoot m_root;
+  collect::CollectOptions m_options;
+  collect::StartedCollectors m_started;
+};
+
 // Collects the facts of the machine or --sysroot tree that `target` names.
 facts::Facts collect_facts(const TargetOptions& target, const kb::KnowledgeBase& kb);
 

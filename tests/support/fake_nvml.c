@@ -14,6 +14,8 @@
  *   "write"    creates the file $FAKE_NVML_WRITE, then succeeds;
  *   "leak"     allocates and touches 1 MiB blocks until malloc fails (then returns 999,
  *              NVML_ERROR_UNKNOWN) or 3 GiB are held (then succeeds: nothing stopped it);
+ *   "slow"     sleeps $FAKE_NVML_DELAY_MS (default 40) milliseconds, as a real driver's
+ *              nvmlInit_v2 takes, then succeeds;
  *   "nonsense" succeeds, then every query answers something absurd: text that is not UTF-8, not
  *              terminated, empty or as long as the buffer; a negative CUDA version; 2^64-1 bytes
  *              of memory; compute capability -1.1000.
@@ -85,6 +87,9 @@ static void write_pid(pid_t pid) {
 }
 
 #ifdef _WIN32
+static void sleep_ms(unsigned ms) {
+  Sleep(ms);
+}
 static pid_t own_pid(void) {
   return GetCurrentProcessId();
 }
@@ -118,6 +123,9 @@ static void write_file(const char* path) {
   }
 }
 #else
+static void sleep_ms(unsigned ms) {
+  usleep(ms * 1000U);
+}
 static pid_t own_pid(void) {
   return getpid();
 }
@@ -154,6 +162,10 @@ nvmlReturn_t nvmlInit_v2(void) {
   if (strcmp(mode(), "hang") == 0) {
     write_pid(own_pid());
     sleep_forever();
+  }
+  if (is("slow")) {
+    const char* ms = getenv("FAKE_NVML_DELAY_MS");
+    sleep_ms(ms ? (unsigned)atoi(ms) : 40U);
   }
   if (is("killpg")) {
     signal_group();

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <functional>
+#include <future>
+#include <map>
 #include <span>
 
 namespace doctor::collect {
@@ -17,10 +20,14 @@ using namespace facts; // the collectors fill in the facts model
 namespace {
 
 using CollectorFn = void (*)(const platform::SysRoot&, const CollectOptions&, Facts&);
+// A collector that waits on something slow and needs no other collector's facts: started on its
+// own thread before the others run, and its answer stored at its place in the list.
+using StartFn = std::function<void(Facts&)> (*)(const platform::SysRoot&, const CollectOptions&);
 
 struct Collector {
   const char* name;
   CollectorFn run;
+  StartFn start = nullptr;
 };
 
 // The explicit lists, in dependency order: one for a Linux system, one for a Windows one.
@@ -30,7 +37,7 @@ constexpr Collector k_linux_collectors[] = {
     {"linker", collect_linker},
     {"driver", collect_driver},
     {"pci", collect_pci},
-    {"nvml", collect_nvml},
+    {"nvml", collect_nvml, start_nvml},
     {"python", collect_python},
     {"cuda", collect_cuda},
     {"cudnn", collect_cudnn},
@@ -51,7 +58,7 @@ constexpr Collector k_windows_collectors[] = {
     {"windows_environment", collect_windows_environment},
     {"os_live", collect_windows_live_os},
     {"driver", collect_windows_driver},
-    {"nvml", collect_nvml},
+    {"nvml", collect_nvml, start_nvml},
     {"display", collect_windows_display},
     {"pci", collect_windows_pci},
     {"software", collect_windows_software},
@@ -62,6 +69,16 @@ constexpr Collector k_windows_collectors[] = {
     {"crash_settings", collect_windows_crash_settings},
     {"loader", collect_windows_loader},
 };
+
+std::span<const Collector> collectors_for(const platform::SysRoot& root) {
+  return root.os() == platform::OsFamily::windows ? std::span<const Collector>(k_windows_collectors)
+                                                  : std::span<const Collector>(k_linux_collectors);
+}
+
+bool wanted(const Collector& c, const CollectOptions& options) {
+  return options.only.empty()
+         || std::find(options.only.begin(), options.only.end(), c.name) != options.only.end();
+}
 
 std::string now_utc() {
   const auto now = std::chrono::system_clock::now();
@@ -108,7 +125,35 @@ void collect_environment(const platform::SysRoot& root, const CollectOptions&, F
   }
 }
 
+StartedCollectors::~StartedCollectors() {
+  for (auto& [name, running] : m_running) {
+    if (running.valid()) {
+      running.wait();
+    }
+  }
+}
+
+StartedCollectors start_collectors(const platform::SysRoot& root, const CollectOptions& options) {
+  StartedCollectors out;
+  if (!root.is_live()) {
+    return out;
+  }
+  for (const Collector& c : collectors_for(root)) {
+    if (c.start != nullptr && wanted(c, options)) {
+      out.m_running.emplace(c.name,
+                            std::async(std::launch::async, c.start, std::cref(root), options));
+    }
+  }
+  return out;
+}
+
 Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
+  return collect(root, options, start_collectors(root, options));
+}
+
+Facts collect(const platform::SysRoot& root,
+              const CollectOptions& options,
+              StartedCollectors started) {
   Facts facts;
   facts.collection.tool_version = options.tool_version;
   facts.collection.os_family = std::string(platform::to_string(root.os()));
@@ -116,14 +161,16 @@ Facts collect(const platform::SysRoot& root, const CollectOptions& options) {
   facts.collection.live = root.is_live();
   facts.collection.collected_at = options.collected_at.empty() ? now_utc() : options.collected_at;
   const bool windows = root.os() == platform::OsFamily::windows;
-  for (const Collector& c : windows ? std::span<const Collector>(k_windows_collectors)
-                                    : std::span<const Collector>(k_linux_collectors)) {
-    if (!options.only.empty()
-        && std::find(options.only.begin(), options.only.end(), c.name) == options.only.end()) {
+  for (const Collector& c : collectors_for(root)) {
+    if (!wanted(c, options)) {
       continue;
     }
     try {
-      c.run(root, options, facts);
+      if (const auto it = started.m_running.find(c.name); it != started.m_running.end()) {
+        it->second.get()(facts); // rethrows what the thread threw
+      } else {
+        c.run(root, options, facts);
+      }
     } catch (const std::exception& e) {
       facts.collection.errors.push_back({c.name, e.what()});
     } catch (...) {

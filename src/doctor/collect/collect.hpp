@@ -7,6 +7,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <future>
+#include <map>
 #include <string>
 
 namespace doctor::collect {
@@ -35,9 +38,34 @@ struct CollectOptions {
   std::string collected_at;
 };
 
-// Observes the machine behind `root` and returns everything seen. Never throws: a collector that
-// fails is recorded in facts.collection.errors (and becomes an internal finding) while the others
-// still run.
+// The collectors that wait on something slow (the NVML child: process start and driver calls),
+// already running on threads of their own, so that their wait overlaps what the caller does
+// before collect() (loading the knowledge base) and the other collectors. Destroying it waits for
+// them; the SysRoot they were started for must outlive it.
+class StartedCollectors {
+public:
+  StartedCollectors() = default;
+  StartedCollectors(StartedCollectors&&) = default;
+  StartedCollectors& operator=(StartedCollectors&&) = default;
+  ~StartedCollectors();
+
+private:
+  friend StartedCollectors start_collectors(const platform::SysRoot&, const CollectOptions&);
+  friend facts::Facts collect(const platform::SysRoot&, const CollectOptions&, StartedCollectors);
+  std::map<std::string, std::future<std::function<void(facts::Facts&)>>> m_running;
+};
+
+// Starts the slow collectors `options` selects for `root` (none for a tree: NVML describes only
+// the running machine). Pass the result to collect() with the same root and options.
+StartedCollectors start_collectors(const platform::SysRoot& root, const CollectOptions& options);
+
+// Observes the machine behind `root` and returns everything seen, taking the answers of the
+// collectors `started` runs at their places in the list. Never throws: a collector that fails is
+// recorded in facts.collection.errors (and becomes an internal finding) while the others still
+// run.
+facts::Facts
+collect(const platform::SysRoot& root, const CollectOptions& options, StartedCollectors started);
+// collect() with the slow collectors started here.
 facts::Facts collect(const platform::SysRoot& root, const CollectOptions& options);
 
 // The collectors, in the order collect() runs them. Each fills its part of `facts` and may read
@@ -58,6 +86,11 @@ void collect_pci(const platform::SysRoot& root, const CollectOptions& options, f
 void collect_nvml(const platform::SysRoot& root,
                   const CollectOptions& options,
                   facts::Facts& facts);
+// collect_nvml for collect(), which runs it on a thread of its own while the other collectors
+// read the machine: asks the NVML child (the slow part, on the calling thread) and returns what
+// stores its answer in the facts. Reads only `root` and `options`.
+std::function<void(facts::Facts&)> start_nvml(const platform::SysRoot& root,
+                                              const CollectOptions& options);
 void collect_python(const platform::SysRoot& root,
                     const CollectOptions& options,
                     facts::Facts& facts);

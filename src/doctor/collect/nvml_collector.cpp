@@ -377,29 +377,41 @@ NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result) {
 // argument) with a time limit, so a crash or hang in the driver becomes a fact, not a crash of
 // the doctor. Only on the live machine: NVML describes the running kernel's driver, which a
 // --sysroot tree does not have.
-void collect_nvml(const platform::SysRoot& root, const CollectOptions& options, Facts& facts) {
+namespace {
+
+// What collect_nvml stores: the child's answer, or why it was not asked.
+NvmlInfo query_nvml(const platform::SysRoot& root, const CollectOptions& options) {
   if (!root.is_live()) {
-    facts.driver.nvml =
-        not_attempted("NVML describes the running machine; --sysroot examines files only");
-    return;
+    return not_attempted("NVML describes the running machine; --sysroot examines files only");
   }
   if (!options.query_nvml) {
-    facts.driver.nvml = not_attempted("NVML queries were turned off (--no-nvml)");
-    return;
+    return not_attempted("NVML queries were turned off (--no-nvml)");
   }
   if (options.self_executable.empty()) {
-    facts.driver.nvml = not_attempted("the doctor's own executable is unknown, so no probe child");
-    return;
+    return not_attempted("the doctor's own executable is unknown, so no probe child");
   }
   auto result =
       probe::run_child("nvml", options.self_executable, options.probe_timeout, k_max_probe_output);
   if (!result) {
-    facts.driver.nvml = not_attempted(
+    NvmlInfo info = not_attempted(
         fmt::format("the NVML probe could not be started: {}", result.error().message));
-    facts.driver.nvml.status = "probe_failed";
-    return;
+    info.status = "probe_failed";
+    return info;
   }
-  facts.driver.nvml = nvml_facts_from_report(*result);
+  return nvml_facts_from_report(*result);
+}
+
+} // namespace
+
+void collect_nvml(const platform::SysRoot& root, const CollectOptions& options, Facts& facts) {
+  facts.driver.nvml = query_nvml(root, options);
+}
+
+std::function<void(Facts&)> start_nvml(const platform::SysRoot& root,
+                                       const CollectOptions& options) {
+  return [info = query_nvml(root, options)](Facts& facts) mutable {
+    facts.driver.nvml = std::move(info);
+  };
 }
 
 } // namespace doctor::collect
