@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "resolve.hpp"
+#include "resolve_windows.hpp"
 
 #include "commands.hpp"
 #include "run.hpp"
@@ -97,6 +98,13 @@ int run_resolve(const ResolveOptions& options) {
   target.no_nvml = true;
   const platform::SysRoot root = make_root(target);
   collect::CollectOptions copts = collect_options(target);
+  if (root.os() == platform::OsFamily::windows) {
+    copts.only = windows_resolve_collectors(options.tree);
+    if (!options.python.empty()) {
+      copts.python_prefixes.push_back(windows_argument_path(root, options.python));
+    }
+    return run_resolve_windows(options, root, collect::collect(root, copts));
+  }
   // What the loader model needs: the environment, the architecture and the linker's settings;
   // cuDNN versions (through the toolkits and Python environments that lead to them) for display,
   // except in --tree mode, which only walks dependencies.
