@@ -54,14 +54,23 @@ ProbedPath WindowsProbe::look(const std::string& path) {
   if (!inner) {
     return p;
   }
-  auto st = m_root.stat(*inner);
+  std::string at = *inner;
+  auto st = m_root.stat(at);
+  if (!st && !m_root.is_live()) {
+    // A Windows disk mounted on Linux keeps the case its files were created with, and the
+    // model asks in lower case; Windows itself matches names without regard to case.
+    if (auto any = m_root.find_any_case(at)) {
+      at = std::move(*any);
+      st = m_root.stat(at);
+    }
+  }
   if (!st) {
     return p;
   }
   p.exists = true;
   p.kind = std::string(platform::to_string(st->kind));
-  auto real = m_root.resolve(*inner);
-  p.real_path = windows_outer(m_root, real ? *real : *inner);
+  auto real = m_root.resolve(at);
+  p.real_path = windows_outer(m_root, real ? *real : at);
   // A DLL read before (by the cuDNN or driver collector) keeps the case it was listed with.
   if (auto b = m_binaries.find(loader::windows_path_key(p.real_path)); b != m_binaries.end()) {
     p.real_path = b->second->path;
