@@ -182,7 +182,10 @@ std::string render_resolve_text(const ResolveReport& report) {
       if (!about.empty()) {
         out += "  " + e(about) + "\n";
       }
-      if (r.chosen->real_path != r.chosen->path) {
+      // Windows compares paths without regard to case.
+      if (report.windows ? loader::windows_path_key(r.chosen->real_path)
+                               != loader::windows_path_key(r.chosen->path)
+                         : r.chosen->real_path != r.chosen->path) {
         out += "  real file " + e(r.chosen->real_path) + "\n";
       }
       if (r.fatal_error != 0) { // Windows: the first file of the name cannot be loaded
