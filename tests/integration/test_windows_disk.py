@@ -121,6 +121,35 @@ def check_reads_the_hives():
 
 
 @test
+def resolve_follows_the_windows_order_on_the_disk():
+    """A file that is no DLL in System32 (the disk spells it WINDOWS) is found first and fails
+    the load with error 193; the copy on PATH is never reached."""
+    t = windows_disk()
+    try:
+        for d in (("WINDOWS", "System32"), ("cudnn", "bin")):
+            os.makedirs(os.path.join(t, *d), exist_ok=True)
+            with open(os.path.join(t, *d, "cudnn64_8.dll"), "wb") as f:
+                f.write(b"junk")
+        r = run(["resolve", "--sysroot", t, "--env", "PATH=C:\\cudnn\\bin", "--format", "json",
+                 "cudnn64_8.dll"])
+        expect_exit(r, 1)
+        res = r.json()["resolutions"][0]
+        expect(res["error"] == 193, res)
+        # Paths keep the disk's case (WINDOWS); Windows compares them without regard to case.
+        sys32 = "c:\\windows\\system32\\cudnn64_8.dll"
+        expect(res["found"]["path"].lower() == sys32 and res["found"]["via"] == "System32"
+               and res["found"]["real_path"].lower() == sys32, res["found"])
+        vias = [(c["via"], c["path"].lower()) for c in res["considered"]]
+        expect(vias.index(("System32", sys32)) < vias.index(("Windows", "c:\\windows\\cudnn64_8.dll"))
+               < vias.index(("PATH", "c:\\cudnn\\bin\\cudnn64_8.dll")), vias)
+        text = run(["resolve", "--sysroot", t, "--env", "PATH=C:\\cudnn\\bin", "cudnn64_8.dll"])
+        expect_contains(text.out, "LoadLibrary fails here with error 193 (ERROR_BAD_EXE_FORMAT)")
+        expect_contains(text.out, "neither a PE nor an ELF image")
+    finally:
+        shutil.rmtree(t)
+
+
+@test
 def crashes_reads_the_tdr_settings_from_the_hive():
     t = windows_disk()
     try:

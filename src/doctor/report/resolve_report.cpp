@@ -154,7 +154,9 @@ std::string describe_copy(const ResolveReport& report, const loader::Candidate& 
       parts.push_back("cuDNN " + v->second.str());
     }
   }
-  if (c.binary != nullptr) {
+  if (c.binary != nullptr && c.binary->format == "unknown") { // Windows: found first, cannot load
+    parts.emplace_back("neither a PE nor an ELF image");
+  } else if (c.binary != nullptr) {
     parts.push_back(fmt::format("{} {}-bit {}{}",
                                 c.binary->format == "elf"  ? "ELF"
                                 : c.binary->format == "pe" ? "PE"
