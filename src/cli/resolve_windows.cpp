@@ -216,6 +216,9 @@ std::vector<loader::LoadStep> python_steps(const ResolveOptions& options,
       }
       loader::LoadStep step;
       step.resolution = s.resolution;
+      if (step.resolution.requested_by.empty()) { // the framework's own load
+        step.resolution.requested_by = "the Python process of " + ctx.id.substr(colon + 1);
+      }
       step.role = s.role;
       step.reason = s.reason;
       if (s.error == loader::k_error_mod_not_found && s.resolution.chosen) {

@@ -150,6 +150,40 @@ def resolve_follows_the_windows_order_on_the_disk():
 
 
 @test
+def resolve_python_follows_the_framework_on_the_disk():
+    """--python C:\\venv: the DLLs torch preloads from torch\\lib, as its __init__.py loads them."""
+    t = windows_disk()
+    try:
+        site = os.path.join(t, "venv", "Lib", "site-packages")
+        os.makedirs(os.path.join(site, "torch", "lib"))
+        os.makedirs(os.path.join(site, "torch-2.1.0+cu118.dist-info"))
+        os.makedirs(os.path.join(t, "venv", "Scripts"))
+        files = {("venv", "pyvenv.cfg"): "home = C:\\Python311\nversion = 3.11.7\n",
+                 ("venv", "Scripts", "python.exe"): "MZ",
+                 ("venv", "Lib", "site-packages", "torch", "version.py"):
+                     "__version__ = '2.1.0+cu118'\ncuda = '11.8'\n",
+                 ("venv", "Lib", "site-packages", "torch-2.1.0+cu118.dist-info", "METADATA"):
+                     "Name: torch\nVersion: 2.1.0+cu118\n",
+                 ("venv", "Lib", "site-packages", "torch", "lib", "cudart64_110.dll"): "junk"}
+        for parts, text in files.items():
+            with open(os.path.join(t, *parts), "w") as f:
+                f.write(text)
+        r = run(["resolve", "--sysroot", t, "--python", "C:\\venv", "--format", "json"])
+        expect_exit(r, 1)
+        doc = r.json()
+        expect(doc["context"] == "torch 2.1.0+cu118 in C:\\venv", doc["context"])
+        cudart = [x for x in doc["resolutions"] if x["name"].lower().endswith("\\cudart64_110.dll")]
+        expect(len(cudart) == 1 and cudart[0]["error"] == 193
+               and "preloaded by torch" in cudart[0]["reason"]
+               and cudart[0]["requested_by"] == "the Python process of C:\\venv", doc["resolutions"])
+        missing = run(["resolve", "--sysroot", t, "--python", "C:\\nowhere"])
+        expect_exit(missing, 2)
+        expect_contains(missing.err, "--python C:\\nowhere: not a Python environment")
+    finally:
+        shutil.rmtree(t)
+
+
+@test
 def crashes_reads_the_tdr_settings_from_the_hive():
     t = windows_disk()
     try:
