@@ -86,7 +86,10 @@ constexpr std::string_view k_resolve_footer = R"(Exit status:
 Documentation: docs/resolve.md in the source tree.)";
 
 void add_resolve_options(CLI::App& cmd, ResolveOptions& o) {
-  cmd.add_option("name", o.name, "The library asked for, e.g. libcudnn_graph.so.9 (on Windows a DLL: cudnn64_9.dll)");
+  cmd.add_option(
+      "name",
+      o.name,
+      "The library asked for, e.g. libcudnn_graph.so.9 (on Windows a DLL: cudnn64_9.dll)");
   cmd.add_option("--from",
                  o.from,
                  "The object that asks for it (a library or program): its RPATH/RUNPATH apply; on "

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "resolve.hpp"
-#include "resolve_windows.hpp"
 
 #include "commands.hpp"
+#include "resolve_windows.hpp"
 #include "run.hpp"
 
 #include <doctor/collect/collect.hpp>

@@ -46,14 +46,13 @@ const facts::BinaryInfo*
 pe_image(loader::FileProbe& probe, const std::string& path, const std::string& option) {
   const loader::PathState st = probe.probe(loader::windows_path_key(path));
   if (st.exists && st.binary != nullptr && !st.binary->read_error.empty()) {
-    throw CommandError{st.binary->read_error == "resource" ? k_exit_internal : k_exit_usage,
-                       fmt::format("{} {}: cannot be read: {}",
-                                   option,
-                                   path,
-                                   st.binary->read_error_message)};
+    throw CommandError{
+        st.binary->read_error == "resource" ? k_exit_internal : k_exit_usage,
+        fmt::format("{} {}: cannot be read: {}", option, path, st.binary->read_error_message)};
   }
   if (st.exists && !st.kind.empty() && st.kind != "regular") {
-    throw CommandError{k_exit_usage, fmt::format("{} {}: not a regular file ({})", option, path, st.kind)};
+    throw CommandError{k_exit_usage,
+                       fmt::format("{} {}: not a regular file ({})", option, path, st.kind)};
   }
   if (!st.exists || st.binary == nullptr) {
     throw CommandError{k_exit_usage, fmt::format("{} {}: no such file", option, path)};
@@ -94,15 +93,15 @@ image_request(const std::string& path, loader::WindowsLoaderConfig& config, std:
 // loads the image at the root, every module found added to the loaded-module list (so a name met
 // again is "already loaded"), and not walked again.
 std::vector<report::TreeEntry> walk_imports(const loader::WindowsLoaderConfig& config,
-                                         const loader::WindowsLoadRequest& base,
-                                         loader::FileProbe& probe,
-                                         const facts::BinaryInfo& image,
-                                         const std::string& image_path,
-                                         std::vector<loader::LoadedModule>& loaded,
-                                         std::set<std::string>& seen,
-                                         int depth,
-                                         bool& all_found,
-                                         std::string& undetermined) {
+                                            const loader::WindowsLoadRequest& base,
+                                            loader::FileProbe& probe,
+                                            const facts::BinaryInfo& image,
+                                            const std::string& image_path,
+                                            std::vector<loader::LoadedModule>& loaded,
+                                            std::set<std::string>& seen,
+                                            int depth,
+                                            bool& all_found,
+                                            std::string& undetermined) {
   std::vector<report::TreeEntry> out;
   if (depth > k_max_import_depth) {
     return out;
@@ -133,15 +132,15 @@ std::vector<report::TreeEntry> walk_imports(const loader::WindowsLoaderConfig& c
       loaded.push_back({loader::windows_file_name(found.path), found.path});
       if (found.binary != nullptr) {
         e.needed = walk_imports(config,
-                             base,
-                             probe,
-                             *found.binary,
-                             found.path,
-                             loaded,
-                             seen,
-                             depth + 1,
-                             all_found,
-                             undetermined);
+                                base,
+                                probe,
+                                *found.binary,
+                                found.path,
+                                loaded,
+                                seen,
+                                depth + 1,
+                                all_found,
+                                undetermined);
       }
     }
     out.push_back(std::move(e));
@@ -150,9 +149,9 @@ std::vector<report::TreeEntry> walk_imports(const loader::WindowsLoaderConfig& c
 }
 
 int run_import_tree(const ResolveOptions& options,
-             const platform::SysRoot& root,
-             const facts::Facts& facts,
-             loader::FileProbe& probe) {
+                    const platform::SysRoot& root,
+                    const facts::Facts& facts,
+                    loader::FileProbe& probe) {
   if (options.output.format == report::Format::json) {
     throw CommandError{k_exit_usage, "--tree prints text only; drop --format json"};
   }
@@ -202,7 +201,8 @@ std::vector<loader::LoadStep> python_steps(const ResolveOptions& options,
   const std::string name = util::to_lower(options.name);
   for (const loader::WindowsLoadContext& ctx : loader::analyse_windows(facts, kb, probe)) {
     const auto colon = ctx.id.find(':');
-    if (colon == std::string::npos || loader::windows_path_key(ctx.id.substr(colon + 1)) != prefix) {
+    if (colon == std::string::npos
+        || loader::windows_path_key(ctx.id.substr(colon + 1)) != prefix) {
       continue;
     }
     if (!title.empty()) {

@@ -331,9 +331,10 @@ TEST(resolve_report, windows_names_the_loadlibrary_errors_and_folds_windows_fold
                       "(ERROR_MOD_NOT_FOUND)\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("1-9. PATH                         zlibwapi.dll: absent in each of 9 folders, "
-                      "from C:\\a to C:\\z\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("1-9. PATH                         zlibwapi.dll: absent in each of 9 folders, "
+                "from C:\\a to C:\\z\n"),
+      std::string::npos)
       << text;
   const auto j = nlohmann::json::parse(report::render_resolve_json(rep));
   EXPECT_EQ(j["resolutions"][0]["error"], 193);

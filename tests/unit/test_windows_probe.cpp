@@ -56,7 +56,9 @@ struct Disk {
     facts.environment["PATH"] = "C:\\Windows\\System32;C:\\cudnn\\bin";
   }
 
-  platform::SysRoot root() const { return platform::open_tree_root(tmp.path(), platform::Environment()); }
+  platform::SysRoot root() const {
+    return platform::open_tree_root(tmp.path(), platform::Environment());
+  }
 };
 
 std::size_t step_of(const loader::Resolution& r, FoundVia via, const std::string& path) {
@@ -71,8 +73,8 @@ TEST(windows_probe, loadlibrary_takes_the_system32_copy_before_the_one_on_path) 
   const platform::SysRoot root = disk.root();
   ASSERT_EQ(root.os(), platform::OsFamily::windows);
   collect::WindowsProbe probe(root, disk.facts);
-  const loader::Resolution r = loader::resolve_windows(
-      "cudnn64_8.dll", {}, loader::windows_config_from(disk.facts), probe);
+  const loader::Resolution r =
+      loader::resolve_windows("cudnn64_8.dll", {}, loader::windows_config_from(disk.facts), probe);
   ASSERT_TRUE(r.chosen);
   EXPECT_EQ(r.chosen->path, k_system32_copy);
   EXPECT_EQ(r.chosen->via, FoundVia::system32);
@@ -100,7 +102,8 @@ TEST(windows_probe, loadlibrary_takes_the_system32_copy_before_the_one_on_path) 
                       "  asked for by a program calling LoadLibraryW\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("    C:\\cudnn\\bin\\cudnn64_8.dll (PE 64-bit x64) [PATH]"), std::string::npos)
+  EXPECT_NE(text.find("    C:\\cudnn\\bin\\cudnn64_8.dll (PE 64-bit x64) [PATH]"),
+            std::string::npos)
       << text;
 }
 
@@ -108,8 +111,8 @@ TEST(windows_probe, without_the_system32_copy_the_path_copy_wins_and_the_looks_a
   Disk disk(false);
   const platform::SysRoot root = disk.root();
   collect::WindowsProbe probe(root, disk.facts);
-  const loader::Resolution r = loader::resolve_windows(
-      "cudnn64_8", {}, loader::windows_config_from(disk.facts), probe);
+  const loader::Resolution r =
+      loader::resolve_windows("cudnn64_8", {}, loader::windows_config_from(disk.facts), probe);
   ASSERT_TRUE(r.chosen);
   EXPECT_EQ(r.chosen->path, k_path_copy);
   EXPECT_EQ(r.chosen->via, FoundVia::path);

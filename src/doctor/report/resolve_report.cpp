@@ -98,7 +98,8 @@ void render_tree_entries(const std::vector<TreeEntry>& entries,
   for (const TreeEntry& e : entries) {
     const loader::Resolution& r = e.resolution;
     if (e.api_set) {
-      out += fmt::format("{}{} => API set, mapped by the loader (not modelled)\n", indent, x(e.name));
+      out +=
+          fmt::format("{}{} => API set, mapped by the loader (not modelled)\n", indent, x(e.name));
       continue;
     }
     if (!r.chosen) {
@@ -196,9 +197,10 @@ std::string render_resolve_text(const ResolveReport& report) {
                            r.fatal_error == 193 ? " (ERROR_BAD_EXE_FORMAT)" : "");
       }
     } else if (report.windows && r.undetermined.empty()) {
-      out += fmt::format("{} => not found: LoadLibrary fails with error 126 "
-                         "(ERROR_MOD_NOT_FOUND)\n",
-                         e(r.name));
+      out += fmt::format(
+          "{} => not found: LoadLibrary fails with error 126 "
+          "(ERROR_MOD_NOT_FOUND)\n",
+          e(r.name));
     } else if (r.fatal_error != 0) {
       out += fmt::format(
           "{} => fails: {} (dlopen stops the search there)\n", e(r.name), e(r.fatal_message));
