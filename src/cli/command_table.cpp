@@ -106,7 +106,7 @@ void add_resolve_options(CLI::App& cmd, ResolveOptions& o) {
                "imports) with how each was found, like libtree");
   add_output_options(
       cmd, o.output, {.formats = k_text_or_json, .format_note = "json not with --tree"});
-  add_target_options(cmd, o.target, false);
+  add_target_options(cmd, o.target, true); // --snapshot: Windows snapshots only
 }
 
 // kb

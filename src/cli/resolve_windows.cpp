@@ -149,13 +149,13 @@ std::vector<report::TreeEntry> walk_imports(const loader::WindowsLoaderConfig& c
 }
 
 int run_import_tree(const ResolveOptions& options,
-                    const platform::SysRoot& root,
+                    bool live,
                     const facts::Facts& facts,
                     loader::FileProbe& probe) {
   if (options.output.format == report::Format::json) {
     throw CommandError{k_exit_usage, "--tree prints text only; drop --format json"};
   }
-  const std::string path = windows_argument_path(root, options.name);
+  const std::string path = windows_argument_path(live, options.name);
   const facts::BinaryInfo* image = pe_image(probe, path, "--tree");
   loader::WindowsLoaderConfig config = loader::windows_config_from(facts);
   std::string title;
@@ -180,11 +180,11 @@ int run_import_tree(const ResolveOptions& options,
 // The steps of the frameworks of the --python environment, as LoadSteps; `title` gets their
 // descriptions.
 std::vector<loader::LoadStep> python_steps(const ResolveOptions& options,
-                                           const platform::SysRoot& root,
+                                           bool live,
                                            const facts::Facts& facts,
                                            loader::FileProbe& probe,
                                            std::string& title) {
-  const std::string prefix = loader::windows_path_key(windows_argument_path(root, options.python));
+  const std::string prefix = loader::windows_path_key(windows_argument_path(live, options.python));
   bool have_env = false;
   for (const facts::PythonEnv& env : facts.python_envs) {
     have_env = have_env || loader::windows_path_key(env.prefix) == prefix;
@@ -247,8 +247,8 @@ std::vector<std::string> windows_resolve_collectors(bool tree) {
   return only;
 }
 
-std::string windows_argument_path(const platform::SysRoot& root, const std::string& arg) {
-  if (root.is_live() && !arg.empty() && !loader::is_absolute_windows_path(arg)) {
+std::string windows_argument_path(bool live, const std::string& arg) {
+  if (live && !arg.empty() && !loader::is_absolute_windows_path(arg)) {
     std::error_code ec;
     const auto absolute = std::filesystem::absolute(platform::u8path(arg), ec);
     if (!ec) {
@@ -259,21 +259,21 @@ std::string windows_argument_path(const platform::SysRoot& root, const std::stri
 }
 
 int run_resolve_windows(const ResolveOptions& options,
-                        const platform::SysRoot& root,
-                        const facts::Facts& facts) {
-  collect::WindowsProbe probe(root, facts);
+                        bool live,
+                        const facts::Facts& facts,
+                        loader::FileProbe& probe) {
   if (options.tree) {
-    return run_import_tree(options, root, facts, probe);
+    return run_import_tree(options, live, facts, probe);
   }
   std::vector<loader::LoadStep> steps;
   std::string title;
   if (!options.python.empty()) {
-    steps = python_steps(options, root, facts, probe, title);
+    steps = python_steps(options, live, facts, probe, title);
   } else {
     loader::WindowsLoaderConfig config = loader::windows_config_from(facts);
     loader::WindowsLoadRequest request;
     if (!options.from.empty()) {
-      const std::string from = windows_argument_path(root, options.from);
+      const std::string from = windows_argument_path(live, options.from);
       pe_image(probe, from, "--from");
       request = image_request(from, config, title);
     } else {
@@ -286,6 +286,13 @@ int run_resolve_windows(const ResolveOptions& options,
     steps.push_back(std::move(step));
   }
 
+  if (!facts.collection.collected_at.empty() && !options.target.snapshot.empty()) {
+    // A snapshot holds only the paths the collectors looked at; the others say so.
+    title += fmt::format(
+        " (snapshot of {}: a path it did not record is \"not recorded in the "
+        "snapshot\")",
+        facts.collection.collected_at);
+  }
   report::ResolveReport rep;
   rep.windows = true;
   rep.context = std::move(title);

@@ -142,6 +142,17 @@ def resolve_follows_the_windows_order_on_the_disk():
         vias = [(c["via"], c["path"].lower()) for c in res["considered"]]
         expect(vias.index(("System32", sys32)) < vias.index(("Windows", "c:\\windows\\cudnn64_8.dll"))
                < vias.index(("PATH", "c:\\cudnn\\bin\\cudnn64_8.dll")), vias)
+        # From a snapshot: the same answer for what the collectors looked at, "not recorded"
+        # for the rest.
+        snap = os.path.join(t, "snap.json")
+        expect_exit(run(["snapshot", "--sysroot", t, "--env", "PATH=C:\\cudnn\\bin", "-o", snap]), 0)
+        again = run(["resolve", "--snapshot", snap, "--format", "json", "cudnn64_8.dll"])
+        expect_exit(again, 1)
+        expect(again.json()["resolutions"][0]["found"] == res["found"], again.out)
+        unrecorded = run(["resolve", "--snapshot", snap, "nosuch.dll"])
+        expect_exit(unrecorded, 1)
+        expect_contains(unrecorded.out, "System32\\nosuch.dll: not recorded in the snapshot")
+        expect_contains(unrecorded.out, "unless it is in a path below that could not be judged")
         text = run(["resolve", "--sysroot", t, "--env", "PATH=C:\\cudnn\\bin", "cudnn64_8.dll"])
         expect_contains(text.out, "LoadLibrary fails here with error 193 (ERROR_BAD_EXE_FORMAT)")
         expect_contains(text.out, "neither a PE nor an ELF image")

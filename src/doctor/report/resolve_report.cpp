@@ -199,8 +199,9 @@ std::string render_resolve_text(const ResolveReport& report) {
     } else if (report.windows && r.undetermined.empty()) {
       out += fmt::format(
           "{} => not found: LoadLibrary fails with error 126 "
-          "(ERROR_MOD_NOT_FOUND)\n",
-          e(r.name));
+          "(ERROR_MOD_NOT_FOUND){}\n",
+          e(r.name),
+          r.unknown ? ", unless it is in a path below that could not be judged" : "");
     } else if (r.fatal_error != 0) {
       out += fmt::format(
           "{} => fails: {} (dlopen stops the search there)\n", e(r.name), e(r.fatal_message));
