@@ -86,10 +86,14 @@ constexpr std::string_view k_resolve_footer = R"(Exit status:
 Documentation: docs/resolve.md in the source tree.)";
 
 void add_resolve_options(CLI::App& cmd, ResolveOptions& o) {
-  cmd.add_option("name", o.name, "The library asked for, e.g. libcudnn_graph.so.9");
+  cmd.add_option(
+      "name",
+      o.name,
+      "The library asked for, e.g. libcudnn_graph.so.9 (on Windows a DLL: cudnn64_9.dll)");
   cmd.add_option("--from",
                  o.from,
-                 "The object that asks for it (a library or program): its RPATH/RUNPATH apply")
+                 "The object that asks for it (a library or program): its RPATH/RUNPATH apply; on "
+                 "Windows a DLL (loaded with LOAD_WITH_ALTERED_SEARCH_PATH), .exe or .pyd")
       ->type_name("OBJECT");
   cmd.add_option("--python",
                  o.python,
@@ -98,11 +102,11 @@ void add_resolve_options(CLI::App& cmd, ResolveOptions& o) {
       ->type_name("ENV");
   cmd.add_flag("--tree",
                o.tree,
-               "NAME is a library or program: show its whole DT_NEEDED tree with how each was "
-               "found, like libtree");
+               "NAME is a library or program: show its whole DT_NEEDED tree (on Windows its PE "
+               "imports) with how each was found, like libtree");
   add_output_options(
       cmd, o.output, {.formats = k_text_or_json, .format_note = "json not with --tree"});
-  add_target_options(cmd, o.target, false);
+  add_target_options(cmd, o.target, true); // --snapshot: Windows snapshots only
 }
 
 // kb

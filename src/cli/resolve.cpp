@@ -2,11 +2,14 @@
 #include "resolve.hpp"
 
 #include "commands.hpp"
+#include "resolve_windows.hpp"
 #include "run.hpp"
 
 #include <doctor/collect/collect.hpp>
 #include <doctor/collect/sysroot_probe.hpp>
+#include <doctor/collect/windows_probe.hpp>
 #include <doctor/loader/analysis.hpp>
+#include <doctor/loader/facts_probe.hpp>
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/host.hpp>
@@ -95,8 +98,30 @@ int run_resolve(const ResolveOptions& options) {
   }
   TargetOptions target = options.target;
   target.no_nvml = true;
+  if (!target.snapshot.empty()) {
+    if (!target.sysroot.empty()) {
+      throw CommandError{k_exit_usage, "--snapshot and --sysroot cannot be combined"};
+    }
+    const facts::Facts facts = load_snapshot(target.snapshot);
+    if (facts.collection.os_family != "windows") {
+      throw CommandError{k_exit_usage,
+                         "--snapshot: resolve reads snapshots of Windows machines only; for "
+                         "Linux, resolve on the machine or with --sysroot"};
+    }
+    loader::FactsProbe probe(facts);
+    return run_resolve_windows(options, false, facts, probe);
+  }
   const platform::SysRoot root = make_root(target);
   collect::CollectOptions copts = collect_options(target);
+  if (root.os() == platform::OsFamily::windows) {
+    copts.only = windows_resolve_collectors(options.tree);
+    if (!options.python.empty()) {
+      copts.python_prefixes.push_back(windows_argument_path(root.is_live(), options.python));
+    }
+    const facts::Facts facts = collect::collect(root, copts);
+    collect::WindowsProbe probe(root, facts);
+    return run_resolve_windows(options, root.is_live(), facts, probe);
+  }
   // What the loader model needs: the environment, the architecture and the linker's settings;
   // cuDNN versions (through the toolkits and Python environments that lead to them) for display,
   // except in --tree mode, which only walks dependencies.

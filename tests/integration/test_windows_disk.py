@@ -121,6 +121,80 @@ def check_reads_the_hives():
 
 
 @test
+def resolve_follows_the_windows_order_on_the_disk():
+    """A file that is no DLL in System32 (the disk spells it WINDOWS) is found first and fails
+    the load with error 193; the copy on PATH is never reached."""
+    t = windows_disk()
+    try:
+        for d in (("WINDOWS", "System32"), ("cudnn", "bin")):
+            os.makedirs(os.path.join(t, *d), exist_ok=True)
+            with open(os.path.join(t, *d, "cudnn64_8.dll"), "wb") as f:
+                f.write(b"junk")
+        r = run(["resolve", "--sysroot", t, "--env", "PATH=C:\\cudnn\\bin", "--format", "json",
+                 "cudnn64_8.dll"])
+        expect_exit(r, 1)
+        res = r.json()["resolutions"][0]
+        expect(res["error"] == 193, res)
+        # Paths keep the disk's case (WINDOWS); Windows compares them without regard to case.
+        sys32 = "c:\\windows\\system32\\cudnn64_8.dll"
+        expect(res["found"]["path"].lower() == sys32 and res["found"]["via"] == "System32"
+               and res["found"]["real_path"].lower() == sys32, res["found"])
+        vias = [(c["via"], c["path"].lower()) for c in res["considered"]]
+        expect(vias.index(("System32", sys32)) < vias.index(("Windows", "c:\\windows\\cudnn64_8.dll"))
+               < vias.index(("PATH", "c:\\cudnn\\bin\\cudnn64_8.dll")), vias)
+        # From a snapshot: the same answer for what the collectors looked at, "not recorded"
+        # for the rest.
+        snap = os.path.join(t, "snap.json")
+        expect_exit(run(["snapshot", "--sysroot", t, "--env", "PATH=C:\\cudnn\\bin", "-o", snap]), 0)
+        again = run(["resolve", "--snapshot", snap, "--format", "json", "cudnn64_8.dll"])
+        expect_exit(again, 1)
+        expect(again.json()["resolutions"][0]["found"] == res["found"], again.out)
+        unrecorded = run(["resolve", "--snapshot", snap, "nosuch.dll"])
+        expect_exit(unrecorded, 1)
+        expect_contains(unrecorded.out, "System32\\nosuch.dll: not recorded in the snapshot")
+        expect_contains(unrecorded.out, "unless it is in a path below that could not be judged")
+        text = run(["resolve", "--sysroot", t, "--env", "PATH=C:\\cudnn\\bin", "cudnn64_8.dll"])
+        expect_contains(text.out, "LoadLibrary fails here with error 193 (ERROR_BAD_EXE_FORMAT)")
+        expect_contains(text.out, "neither a PE nor an ELF image")
+    finally:
+        shutil.rmtree(t)
+
+
+@test
+def resolve_python_follows_the_framework_on_the_disk():
+    """--python C:\\venv: the DLLs torch preloads from torch\\lib, as its __init__.py loads them."""
+    t = windows_disk()
+    try:
+        site = os.path.join(t, "venv", "Lib", "site-packages")
+        os.makedirs(os.path.join(site, "torch", "lib"))
+        os.makedirs(os.path.join(site, "torch-2.1.0+cu118.dist-info"))
+        os.makedirs(os.path.join(t, "venv", "Scripts"))
+        files = {("venv", "pyvenv.cfg"): "home = C:\\Python311\nversion = 3.11.7\n",
+                 ("venv", "Scripts", "python.exe"): "MZ",
+                 ("venv", "Lib", "site-packages", "torch", "version.py"):
+                     "__version__ = '2.1.0+cu118'\ncuda = '11.8'\n",
+                 ("venv", "Lib", "site-packages", "torch-2.1.0+cu118.dist-info", "METADATA"):
+                     "Name: torch\nVersion: 2.1.0+cu118\n",
+                 ("venv", "Lib", "site-packages", "torch", "lib", "cudart64_110.dll"): "junk"}
+        for parts, text in files.items():
+            with open(os.path.join(t, *parts), "w") as f:
+                f.write(text)
+        r = run(["resolve", "--sysroot", t, "--python", "C:\\venv", "--format", "json"])
+        expect_exit(r, 1)
+        doc = r.json()
+        expect(doc["context"] == "torch 2.1.0+cu118 in C:\\venv", doc["context"])
+        cudart = [x for x in doc["resolutions"] if x["name"].lower().endswith("\\cudart64_110.dll")]
+        expect(len(cudart) == 1 and cudart[0]["error"] == 193
+               and "preloaded by torch" in cudart[0]["reason"]
+               and cudart[0]["requested_by"] == "the Python process of C:\\venv", doc["resolutions"])
+        missing = run(["resolve", "--sysroot", t, "--python", "C:\\nowhere"])
+        expect_exit(missing, 2)
+        expect_contains(missing.err, "--python C:\\nowhere: not a Python environment")
+    finally:
+        shutil.rmtree(t)
+
+
+@test
 def crashes_reads_the_tdr_settings_from_the_hive():
     t = windows_disk()
     try:

@@ -290,5 +290,58 @@ TEST(resolve_report, tree_indents_each_level_and_shows_a_file_once) {
   EXPECT_EQ(report::render_resolve_tree(leaf), "/lib/libc.so.6 [libc.so.6]\n");
 }
 
+// Windows: the default caller is a program calling LoadLibraryW, a DLL of another architecture
+// found first fails with error 193, a missing one with 126, and runs fold by '\\'.
+TEST(resolve_report, windows_names_the_loadlibrary_errors_and_folds_windows_folders) {
+  facts::BinaryInfo x86;
+  x86.format = "pe";
+  x86.bits = 32;
+  x86.machine = "x86";
+  report::ResolveReport rep;
+  rep.windows = true;
+  Resolution wrong;
+  wrong.name = "cudnn64_8.dll";
+  wrong.fatal_error = 193;
+  wrong.chosen = Candidate{"C:\\Windows\\System32\\cudnn64_8.dll",
+                           "C:\\Windows\\System32\\cudnn64_8.dll",
+                           FoundVia::system32,
+                           "System32",
+                           &x86};
+  wrong.steps = {{FoundVia::system32,
+                  "System32",
+                  "C:\\Windows\\System32\\cudnn64_8.dll",
+                  "found first, but 32-bit",
+                  false}};
+  Resolution missing;
+  missing.name = "zlibwapi.dll";
+  SearchStep run{FoundVia::path, "PATH", "C:\\a\\zlibwapi.dll", "absent", false};
+  run.count = 9;
+  run.last_path = "C:\\z\\zlibwapi.dll";
+  missing.steps = {run};
+  rep.steps = {LoadStep{wrong, loader::LibraryRole::cudnn_dispatcher, ""},
+               LoadStep{missing, loader::LibraryRole::other, ""}};
+  const std::string text = report::render_resolve_text(rep);
+  EXPECT_NE(text.find("cudnn64_8.dll => C:\\Windows\\System32\\cudnn64_8.dll [System32]\n"
+                      "  PE 32-bit x86\n"
+                      "  LoadLibrary fails here with error 193 (ERROR_BAD_EXE_FORMAT)\n"
+                      "  asked for by a program calling LoadLibraryW\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("zlibwapi.dll => not found: LoadLibrary fails with error 126 "
+                      "(ERROR_MOD_NOT_FOUND)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("1-9. PATH                         zlibwapi.dll: absent in each of 9 folders, "
+                "from C:\\a to C:\\z\n"),
+      std::string::npos)
+      << text;
+  const auto j = nlohmann::json::parse(report::render_resolve_json(rep));
+  EXPECT_EQ(j["resolutions"][0]["error"], 193);
+  EXPECT_EQ(j["resolutions"][0]["found"]["via"], "System32");
+  EXPECT_EQ(j["resolutions"][1]["error"], 126);
+  EXPECT_TRUE(j["resolutions"][1]["found"].is_null());
+}
+
 } // namespace
 } // namespace doctor

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/loader/windows_search.hpp>
 #include <doctor/report/resolve_report.hpp>
 #include <doctor/util/escape.hpp>
 #include <doctor/util/json_bytes.hpp>
@@ -68,13 +69,14 @@ std::string step_number(std::size_t& n, const loader::SearchStep& s) {
 }
 
 // "path: outcome", or for a run "libx.so.9: absent in each of 200 folders, from /a to /z".
-std::string step_text(const loader::SearchStep& s) {
+// `sep` is the path separator: '/' on Linux, '\\' on Windows.
+std::string step_text(const loader::SearchStep& s, char sep = '/') {
   if (s.count > 1) {
-    const auto dir = [](std::string_view p) {
-      const auto slash = p.rfind('/');
+    const auto dir = [sep](std::string_view p) {
+      const auto slash = p.rfind(sep);
       return slash == std::string_view::npos ? std::string_view() : p.substr(0, slash);
     };
-    const auto slash = s.path.rfind('/');
+    const auto slash = s.path.rfind(sep);
     return fmt::format("{}: {} in each of {} folders, from {} to {}",
                        slash == std::string::npos ? s.path : s.path.substr(slash + 1),
                        s.outcome,
@@ -87,11 +89,19 @@ std::string step_text(const loader::SearchStep& s) {
 
 // Every name, path, source and outcome comes from an examined file (DT_NEEDED strings, folder
 // names): each is escaped for the terminal.
-void render_tree_entries(const std::vector<TreeEntry>& entries, int depth, std::string& out) {
+void render_tree_entries(const std::vector<TreeEntry>& entries,
+                         int depth,
+                         char sep,
+                         std::string& out) {
   const std::string indent(static_cast<std::size_t>(depth) * 4, ' ');
   const auto x = [](std::string_view s) { return util::escape_terminal(s); };
   for (const TreeEntry& e : entries) {
     const loader::Resolution& r = e.resolution;
+    if (e.api_set) {
+      out +=
+          fmt::format("{}{} => API set, mapped by the loader (not modelled)\n", indent, x(e.name));
+      continue;
+    }
     if (!r.chosen) {
       out += r.fatal_error != 0
                  ? fmt::format("{}{} fails: {}\n", indent, x(e.name), x(r.fatal_message))
@@ -101,7 +111,7 @@ void render_tree_entries(const std::vector<TreeEntry>& entries, int depth, std::
       std::size_t n = 0;
       for (const loader::SearchStep& s : r.steps) {
         out += fmt::format(
-            "{}    {}. {}: {}\n", indent, step_number(n, s), x(s.source), x(step_text(s)));
+            "{}    {}. {}: {}\n", indent, step_number(n, s), x(s.source), x(step_text(s, sep)));
       }
       continue;
     }
@@ -111,7 +121,10 @@ void render_tree_entries(const std::vector<TreeEntry>& entries, int depth, std::
                        x(r.chosen->path),
                        x(r.chosen->source),
                        e.seen ? " (see above)" : "");
-    render_tree_entries(e.needed, depth + 1, out);
+    if (r.fatal_error != 0) {
+      out += fmt::format("{}    LoadLibrary fails here with error {}\n", indent, r.fatal_error);
+    }
+    render_tree_entries(e.needed, depth + 1, sep, out);
   }
 }
 
@@ -142,9 +155,13 @@ std::string describe_copy(const ResolveReport& report, const loader::Candidate& 
       parts.push_back("cuDNN " + v->second.str());
     }
   }
-  if (c.binary != nullptr) {
+  if (c.binary != nullptr && c.binary->format == "unknown") { // Windows: found first, cannot load
+    parts.emplace_back("neither a PE nor an ELF image");
+  } else if (c.binary != nullptr) {
     parts.push_back(fmt::format("{} {}-bit {}{}",
-                                c.binary->format == "elf" ? "ELF" : c.binary->format,
+                                c.binary->format == "elf"  ? "ELF"
+                                : c.binary->format == "pe" ? "PE"
+                                                           : c.binary->format,
                                 c.binary->bits,
                                 c.binary->machine,
                                 c.binary->soname.empty() ? "" : ", soname " + c.binary->soname));
@@ -168,9 +185,23 @@ std::string render_resolve_text(const ResolveReport& report) {
       if (!about.empty()) {
         out += "  " + e(about) + "\n";
       }
-      if (r.chosen->real_path != r.chosen->path) {
+      // Windows compares paths without regard to case.
+      if (report.windows ? loader::windows_path_key(r.chosen->real_path)
+                               != loader::windows_path_key(r.chosen->path)
+                         : r.chosen->real_path != r.chosen->path) {
         out += "  real file " + e(r.chosen->real_path) + "\n";
       }
+      if (r.fatal_error != 0) { // Windows: the first file of the name cannot be loaded
+        out += fmt::format("  LoadLibrary fails here with error {}{}\n",
+                           r.fatal_error,
+                           r.fatal_error == 193 ? " (ERROR_BAD_EXE_FORMAT)" : "");
+      }
+    } else if (report.windows && r.undetermined.empty()) {
+      out += fmt::format(
+          "{} => not found: LoadLibrary fails with error 126 "
+          "(ERROR_MOD_NOT_FOUND){}\n",
+          e(r.name),
+          r.unknown ? ", unless it is in a path below that could not be judged" : "");
     } else if (r.fatal_error != 0) {
       out += fmt::format(
           "{} => fails: {} (dlopen stops the search there)\n", e(r.name), e(r.fatal_message));
@@ -180,8 +211,9 @@ std::string render_resolve_text(const ResolveReport& report) {
       out += fmt::format("{} => not found\n", e(r.name));
     }
     out += fmt::format("  asked for by {}{}\n",
-                       r.requested_by.empty() ? "a program without RPATH or RUNPATH"
-                                              : e(r.requested_by),
+                       !r.requested_by.empty() ? e(r.requested_by)
+                       : report.windows        ? "a program calling LoadLibraryW"
+                                               : "a program without RPATH or RUNPATH",
                        step.reason.empty() ? "" : " (" + e(step.reason) + ")");
     out += "  paths considered, in order:\n";
     std::size_t n = 0;
@@ -193,7 +225,10 @@ std::string render_resolve_text(const ResolveReport& report) {
                                 : of != std::string::npos && of + 3 <= k_source_column
                                     ? source.substr(0, of)
                                     : std::string(util::cut_utf8(source, k_source_column));
-      out += fmt::format("    {:>2}. {:<28} {}\n", step_number(n, s), label, e(step_text(s)));
+      out += fmt::format("    {:>2}. {:<28} {}\n",
+                         step_number(n, s),
+                         label,
+                         e(step_text(s, report.windows ? '\\' : '/')));
       if (long_source) {
         out += fmt::format("        ({})\n", source);
       }
@@ -223,7 +258,13 @@ std::string render_resolve_json(const ResolveReport& report) {
     e["requested_by"] = r.requested_by.empty() ? Json(nullptr) : Json(r.requested_by);
     e["reason"] = step.reason;
     e["found"] = r.chosen ? copy_json(report, *r.chosen) : Json(nullptr);
-    if (r.fatal_error != 0) {
+    if (report.windows) { // GetLastError() of the failed LoadLibrary
+      if (r.fatal_error != 0) {
+        e["error"] = r.fatal_error;
+      } else if (!r.chosen && r.undetermined.empty()) {
+        e["error"] = loader::k_error_mod_not_found;
+      }
+    } else if (r.fatal_error != 0) {
       e["error"] = r.fatal_message;
     }
     if (!r.undetermined.empty()) {
@@ -260,7 +301,7 @@ std::string render_resolve_tree(const ResolveTree& tree) {
       fmt::format("{} [{}]\n",
                   util::escape_terminal(tree.path),
                   tree.soname.empty() ? "no soname" : util::escape_terminal(tree.soname));
-  render_tree_entries(tree.needed, 1, out);
+  render_tree_entries(tree.needed, 1, tree.windows ? '\\' : '/', out);
   return out;
 }
 

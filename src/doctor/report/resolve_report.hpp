@@ -31,6 +31,9 @@ struct ResolveReport {
   // cuDNN versions read from the files themselves (file name, exported version object), by real
   // path, for the files `files_outside_inventory` names.
   std::map<std::string, Version> file_versions;
+  // The examined machine is Windows: paths are Windows paths, the default caller is a program
+  // calling LoadLibraryW, and a failed load is named by its error (126, 193).
+  bool windows = false;
 };
 
 // The real paths of the files the report names (winners and losers) that no cuDNN installation
@@ -55,14 +58,16 @@ struct TreeEntry {
   std::string name; // as the object names it: "libcudnn_graph.so.9"
   loader::Resolution resolution;
   bool seen = false;             // its file was resolved earlier in the walk: "(see above)"
+  bool api_set = false;          // Windows: an API set name (api-ms-win-*), not a file
   std::vector<TreeEntry> needed; // its own entries; empty when not found, seen, or too deep
 };
 
-// The DT_NEEDED tree of one ELF object.
+// The DT_NEEDED tree of one ELF object, or the import tree of one PE image.
 struct ResolveTree {
   std::string path;   // the object, as given
-  std::string soname; // empty: it has none
+  std::string soname; // empty: it has none; Windows: the image's kind ("PE 64-bit x64")
   std::vector<TreeEntry> needed;
+  bool windows = false; // a PE image on a Windows machine: Windows paths
 };
 
 // The `--tree` text: the object, then each entry indented four spaces per level with the file
