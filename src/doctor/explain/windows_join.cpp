@@ -220,7 +220,8 @@ MachineNote context_note(const loader::WindowsLoadContext& ctx,
   }
   std::vector<std::string> unsearched;
   for (const loader::SearchStep& s : r.steps) {
-    if (s.outcome.starts_with("the file is here, but not searched")) {
+    if (s.via == loader::FoundVia::path
+        && s.outcome.starts_with("the file is here, but not searched")) {
       unsearched.push_back(s.path);
     }
   }
