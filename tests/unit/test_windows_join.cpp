@@ -226,7 +226,10 @@ TEST(explain_windows_join, without_a_recorded_search_a_missing_copy_is_not_known
   f.cudnn.push_back(test::cudnn_install(k_torch_lib, 8, {{"cudnn64_8.dll", "8.9.2"}}, "8.9.2"));
   const auto r = joined(zlib_cause(), f); // a snapshot that holds no loader walk
   EXPECT_FALSE(says_absent(r)) << notes_of(r);
-  EXPECT_NE(note_with(r, "Whether this machine has a copy of zlibwapi.dll is not known"), nullptr)
+  EXPECT_NE(note_with(r,
+                      "Whether this machine has a copy of zlibwapi.dll is not known: the facts "
+                      "record none, and no search for it."),
+            nullptr)
       << notes_of(r);
   EXPECT_NE(note_with(r,
                       "Whether " + k_torch_lib

@@ -120,6 +120,7 @@ std::vector<Copy> copies_of(const facts::Facts& facts,
     }
   }
   std::vector<Copy> out;
+  out.reserve(by_key.size());
   for (auto& [key, c] : by_key) {
     out.push_back(std::move(c));
   }
@@ -411,6 +412,7 @@ void join_windows_library(ExplainedCause& cause,
 
   std::vector<MachineNote> per_context;
   std::set<std::string> seen;
+  bool asked = false;           // some context asks for it
   bool searched = false;        // some context's search for it is complete
   std::set<std::string> loaded; // the copies contexts load without error
   std::size_t more = 0;
@@ -419,6 +421,7 @@ void join_windows_library(ExplainedCause& cause,
     if (step == nullptr) {
       continue;
     }
+    asked = true;
     searched = searched || !step->resolution.unknown;
     if (step->resolution.unknown && !step->resolution.chosen) {
       continue; // passes paths the facts never recorded: says nothing but "not known"
@@ -446,9 +449,12 @@ void join_windows_library(ExplainedCause& cause,
                                "",
                                true}
                  : MachineNote{fmt::format("Whether this machine has a copy of {} is not known: "
-                                           "the facts record none, but no complete search for it "
-                                           "either.",
-                                           dll),
+                                           "the facts record none, {}.",
+                                           dll,
+                                           asked ? "and the searches for it pass folders the "
+                                                   "facts never recorded (such as a program's "
+                                                   "own folder)"
+                                                 : "and no search for it"),
                                "",
                                false});
   } else if (per_context.empty()) {
