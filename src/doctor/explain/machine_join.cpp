@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/checks/helpers.hpp>
 #include <doctor/explain/machine_join.hpp>
+#include <doctor/explain/windows_join.hpp>
 #include <doctor/kb/finding_ids.hpp>
 #include <doctor/loader/facts_probe.hpp>
 #include <doctor/loader/linux_search.hpp>
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -28,13 +31,9 @@ std::string dir_name(std::string_view path) {
                                                      : path.substr(0, slash));
 }
 
-// Every file the facts know whose name is `lib` (ignoring case on Windows).
-std::vector<std::string> copies_of(const facts::Facts& facts, std::string_view lib, bool windows) {
-  const std::string want = windows ? util::to_lower(lib) : std::string(lib);
-  auto same = [&](std::string_view path) {
-    std::string name = base_name(path);
-    return (windows ? util::to_lower(name) : name) == want;
-  };
+// Every file the facts know whose name is `lib`.
+std::vector<std::string> copies_of(const facts::Facts& facts, std::string_view lib) {
+  auto same = [&](std::string_view path) { return base_name(path) == lib; };
   std::set<std::string> out;
   for (const facts::BinaryInfo& b : facts.binaries) {
     if (same(b.path)) {
@@ -44,7 +43,7 @@ std::vector<std::string> copies_of(const facts::Facts& facts, std::string_view l
   for (const facts::CudnnInstall& c : facts.cudnn) {
     for (const facts::CudnnLibrary& l : c.libraries) {
       if (same(l.name)) {
-        out.insert(c.dir + (windows ? "\\" : "/") + l.name);
+        out.insert(c.dir + "/" + l.name);
       }
     }
   }
@@ -78,11 +77,6 @@ bool is_library_class(CauseClass c) {
   }
 }
 
-std::string env_of(const facts::Facts& facts, const char* name) {
-  auto it = facts.environment.find(name);
-  return it == facts.environment.end() ? std::string() : it->second;
-}
-
 // A note with a command for this machine, rendered for `shell`; where a value in it cannot be
 // quoted safely there, the note says why and offers no command.
 MachineNote note_with_command(std::string text, const util::Command& command, util::Shell shell) {
@@ -93,27 +87,23 @@ MachineNote note_with_command(std::string text, const util::Command& command, ut
   return {std::move(text), std::move(*line), true};
 }
 
-void join_library(ExplainedCause& c,
-                  const std::string& lib,
-                  const facts::Facts& facts,
-                  bool windows) {
-  if (!windows) {
-    loader::FactsProbe probe(facts);
-    const loader::Resolution r =
-        loader::resolve_linux(lib, {}, loader::linux_config_from(facts), probe);
-    if (r.chosen) {
-      c.machine.push_back(
-          {fmt::format("On this machine {} is found: {} (via {}). The process that failed searched "
-                       "elsewhere: another environment, or LD_LIBRARY_PATH set differently.",
-                       lib,
-                       r.chosen->path,
-                       loader::to_string(r.chosen->via)),
-           "",
-           false});
-      return;
-    }
+// Linux: the library resolved as the glibc loader would, else every copy the facts know.
+void join_linux_library(ExplainedCause& c, const std::string& lib, const facts::Facts& facts) {
+  loader::FactsProbe probe(facts);
+  const loader::Resolution r =
+      loader::resolve_linux(lib, {}, loader::linux_config_from(facts), probe);
+  if (r.chosen) {
+    c.machine.push_back(
+        {fmt::format("On this machine {} is found: {} (via {}). The process that failed searched "
+                     "elsewhere: another environment, or LD_LIBRARY_PATH set differently.",
+                     lib,
+                     r.chosen->path,
+                     loader::to_string(r.chosen->via)),
+         "",
+         false});
+    return;
   }
-  const std::vector<std::string> copies = copies_of(facts, lib, windows);
+  const std::vector<std::string> copies = copies_of(facts, lib);
   if (copies.empty()) {
     c.machine.push_back(
         {fmt::format("No copy of {} exists on this machine (among the places the doctor "
@@ -121,38 +111,6 @@ void join_library(ExplainedCause& c,
                      lib),
          "",
          true});
-    return;
-  }
-  if (windows) {
-    std::set<std::string> on_path;
-    for (const std::string& d : loader::split_windows_path_list(env_of(facts, "PATH"))) {
-      on_path.insert(loader::windows_path_key(d));
-    }
-    for (const std::string& copy : copies) {
-      std::string dir = loader::windows_parent(copy);
-      if (on_path.count(loader::windows_path_key(dir)) != 0) {
-        c.machine.push_back(
-            {fmt::format("{} is in {}, which is on PATH: the DLL itself was found, so one of its "
-                         "own dependencies (or a 32-bit copy) failed; see `cudnn-doctor check`.",
-                         lib,
-                         dir),
-             "",
-             false});
-        return;
-      }
-    }
-    std::string dir = loader::windows_parent(copies.front());
-    // set "NAME=value": inside the quotes cmd.exe takes & | < > ( ) and spaces literally, and
-    // the quotes do not become part of PATH.
-    c.machine.push_back(note_with_command(
-        fmt::format("{} is in {}, which is not on PATH. Python 3.8 and later also ignore PATH "
-                    "for an extension's DLLs: call os.add_dll_directory(r\"{}\") before the "
-                    "import.",
-                    lib,
-                    dir,
-                    dir),
-        util::Command("set \"PATH=").value_in_double_quotes(dir).text(";%PATH%\""),
-        util::Shell::cmd));
     return;
   }
   std::string dir = dir_name(copies.front());
@@ -165,6 +123,16 @@ void join_library(ExplainedCause& c,
           .value(dir)
           .text("${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"),
       util::Shell::posix));
+}
+
+// The DLL a cause on Windows is about: the captured `lib` ("C:\x\cudnn64_8.dll" ->
+// "cudnn64_8.dll"), or zlibwapi.dll for a zlib cause; "" when the log names no DLL ("cuDNN").
+std::string cause_dll(const ExplainedCause& c) {
+  if (const std::string* lib = cause_lib(c)) {
+    std::string name = loader::windows_file_name(*lib);
+    return util::to_lower(name).ends_with(".dll") ? name : std::string();
+  }
+  return c.finding.cause_class == CauseClass::library_missing_zlib ? "zlibwapi.dll" : "";
 }
 
 std::string machine_driver(const facts::Facts& facts) {
@@ -191,7 +159,6 @@ void join_machine(ExplainResult& result,
                   const kb::KnowledgeBase& kb,
                   const std::vector<Finding>& machine_findings,
                   const std::string& label) {
-  (void)kb;
   const std::string os = facts.collection.os_family;
   if (!result.log_platform.empty() && result.log_platform != os) {
     auto name = [](const std::string& p) { return p == "windows" ? "Windows" : "Linux"; };
@@ -207,6 +174,7 @@ void join_machine(ExplainResult& result,
   result.machine = label;
   result.machine_joined = true;
   const bool windows = os == "windows";
+  std::optional<std::vector<loader::WindowsLoadContext>> windows_contexts; // when first needed
   for (ExplainedCause& c : result.causes) {
     const CauseClass cls = c.finding.cause_class;
     for (const Finding& f : machine_findings) {
@@ -215,13 +183,18 @@ void join_machine(ExplainResult& result,
             {fmt::format("This machine shows it too: {} [{}].", f.title, f.id), "", true});
       }
     }
-    if (is_library_class(cls)) {
-      const std::string* lib = cause_lib(c);
-      std::string fixed = c.finding.id == kb::ids::k_log_zlibwapi_missing ? "zlibwapi.dll" : "";
-      if (lib != nullptr) {
-        join_library(c, *lib, facts, windows);
-      } else if (!fixed.empty()) {
-        join_library(c, fixed, facts, true);
+    if (is_library_class(cls) && windows) {
+      if (const std::string dll = cause_dll(c); !dll.empty()) {
+        if (!windows_contexts) {
+          windows_contexts = checks::windows_loader_contexts(facts, kb);
+        }
+        join_windows_library(c, dll, facts, kb, *windows_contexts);
+      }
+    } else if (is_library_class(cls)) {
+      if (const std::string* lib = cause_lib(c)) {
+        join_linux_library(c, *lib, facts);
+      } else if (c.finding.id == kb::ids::k_log_zlibwapi_missing) {
+        join_windows_library(c, "zlibwapi.dll", facts, kb, {});
       }
     }
     if (cls == CauseClass::driver_too_old || cls == CauseClass::driver_conflict
