@@ -4,10 +4,10 @@
 // lower case) is looked at once and kept in facts.probed_paths, and every DLL it finds is read
 // into facts.binaries, so that check, run on the facts or on a snapshot, gets the same answers.
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/windows/windows_machine.hpp>
 #include <doctor/collect/windows_probe.hpp>
 #include <doctor/loader/windows_analysis.hpp>
 #include <doctor/loader/windows_search.hpp>
-#include <doctor/collect/windows/windows_machine.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <algorithm>
