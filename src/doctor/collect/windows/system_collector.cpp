@@ -4,6 +4,7 @@
 // behind.
 #include <doctor/collect/windows/registry_read.hpp>
 #include <doctor/collect/windows/windows_collectors.hpp>
+#include <doctor/collect/windows/windows_values.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -24,7 +25,6 @@ constexpr std::string_view k_memory_management =
     "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management";
 constexpr std::string_view k_machine_environment =
     "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment";
-constexpr std::uint64_t k_paging_unit = std::uint64_t{1024} * 1024;
 
 // Windows 11 kept "Windows 10 …" as its ProductName; build 22000 is the first Windows 11.
 std::string corrected_product_name(std::string name, const Fact<std::string>& build) {
@@ -65,36 +65,6 @@ std::string architecture_of(std::string_view processor) {
     return "aarch64";
   }
   return p == "x86" ? "i386" : p;
-}
-
-// One PagingFiles entry: "C:\pagefile.sys 16384 32768" (MiB), "C:\pagefile.sys 0 0" or
-// "?:\pagefile.sys" (system managed).
-std::optional<PageFile> parse_page_file(std::string_view entry) {
-  std::vector<std::string_view> words;
-  for (std::string_view w : util::split(util::trim(entry), ' ')) {
-    if (!w.empty()) {
-      words.push_back(w);
-    }
-  }
-  if (words.empty()) {
-    return std::nullopt;
-  }
-  PageFile out;
-  out.path = std::string(words[0]);
-  // Sizes in MiB; a missing or unreadable size counts as 0 (GCC's optimiser misjudges optionals
-  // here, so plain numbers).
-  std::uint64_t initial = 0;
-  std::uint64_t maximum = 0;
-  if (words.size() > 1) {
-    initial = util::parse_uint(words[1]).value_or(0);
-    maximum = words.size() > 2 ? util::parse_uint(words[2]).value_or(0) : initial;
-  }
-  out.system_managed = initial == 0 && maximum == 0;
-  out.initial_size = initial * k_paging_unit;
-  out.maximum_size = maximum * k_paging_unit;
-  out.drive_free = Fact<std::uint64_t>::unknown(
-      "the free space of a drive is measured only on the running machine");
-  return out;
 }
 
 } // namespace
@@ -187,14 +157,8 @@ void collect_windows_memory(const platform::SysRoot& root, const CollectOptions&
   if (v->type == RegistryValue::Type::string || v->type == RegistryValue::Type::expand_string) {
     entries = {v->text};
   }
-  std::vector<PageFile> files;
-  for (const std::string& e : entries) {
-    if (auto pf = parse_page_file(e)) {
-      files.push_back(std::move(*pf));
-    }
-  }
   w.page_files = Fact<std::vector<PageFile>>::known(
-      std::move(files),
+      parse_paging_files(entries),
       value_source(*r, RegistryRoot::local_machine, k_memory_management, "PagingFiles"));
 }
 

@@ -49,14 +49,19 @@ std::vector<facts::PageFile> parse_paging_files(const std::vector<std::string>& 
     }
     facts::PageFile pf;
     pf.path = std::string(words[0]);
-    const auto initial =
-        words.size() >= 2 ? parse_decimal(words[1]) : std::optional<std::uint64_t>(0);
-    const auto maximum =
-        words.size() >= 3 ? parse_decimal(words[2]) : std::optional<std::uint64_t>(0);
-    pf.initial_size = initial ? *initial * k_mib : 0;
-    pf.maximum_size = maximum ? *maximum * k_mib : 0;
-    pf.system_managed = pf.initial_size == 0 && pf.maximum_size == 0;
-    pf.drive_free = facts::Fact<std::uint64_t>::unknown("not asked");
+    // Sizes in MiB; an unreadable one, or one past what a drive can hold (2^40 MiB), counts as
+    // 0; a missing maximum is the initial size.
+    const auto mib = [](std::string_view w) -> std::uint64_t {
+      const auto v = parse_decimal(w);
+      return v && *v < (std::uint64_t{1} << 40) ? *v : 0;
+    };
+    const std::uint64_t initial = words.size() >= 2 ? mib(words[1]) : 0;
+    const std::uint64_t maximum = words.size() >= 3 ? mib(words[2]) : initial;
+    pf.initial_size = initial * k_mib;
+    pf.maximum_size = maximum * k_mib;
+    pf.system_managed = initial == 0 && maximum == 0;
+    pf.drive_free = facts::Fact<std::uint64_t>::unknown(
+        "the free space of a drive is measured only on the running machine");
     out.push_back(std::move(pf));
   }
   return out;
