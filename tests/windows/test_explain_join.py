@@ -12,13 +12,12 @@ to cudnn64_8.dll (no folder lacks it). Exits 125 (skip) without wine or mingw-w6
 """
 import json
 import os
-import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "winloader"))
 import run_winloader  # noqa: E402  (WinTree: mingw DLLs with version resources)
-from test_live_collectors import CUDNN_SET, SKIP, Wine  # noqa: E402
+from test_live_collectors import CUDNN_SET, run_in_fresh_prefix  # noqa: E402
 
 CUDNN_BIN = r"C:\cudnn\bin"
 ZLIB_DIR = r"C:\zlib"
@@ -88,34 +87,7 @@ def examine(wine, work, prefix, exe):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    keep = "--keep" in sys.argv
-    if len(args) != 2:
-        print(__doc__)
-        return 2
-    exe, work = os.path.abspath(args[0]), os.path.abspath(args[1])
-    if shutil.which("wine") is None or shutil.which("wineboot") is None:
-        print("skip: wine is not installed")
-        return SKIP
-    if shutil.which("x86_64-w64-mingw32-gcc") is None:
-        print("skip: mingw-w64 is not installed")
-        return SKIP
-    prefix = os.path.join(work, "prefix")
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    wine = Wine(prefix)
-    wine.boot()
-    try:
-        examine(wine, work, prefix, exe)
-    finally:
-        wine.shutdown()
-    if failures:
-        print(f"{len(failures)} failure(s); prefix kept in {prefix}")
-        return 1
-    if not keep:
-        shutil.rmtree(work, ignore_errors=True)
-    print("ok")
-    return 0
+    return run_in_fresh_prefix(__doc__, failures, examine)
 
 
 if __name__ == "__main__":

@@ -220,11 +220,15 @@ def check_snapshot(snap):
     expect("not set" in tdr.get("tdr_level", {}).get("unknown", ""), f"tdr {win['tdr']}")
 
 
-def main():
+def run_in_fresh_prefix(doc, failures, body):
+    """The main() of a wine test run as `TEST CUDNN_DOCTOR_EXE WORK_DIR [--keep]`: skips (125)
+    without wine or mingw-w64, boots WORK_DIR/prefix as a fresh WINEPREFIX and calls
+    body(wine, work, prefix, exe), which records into `failures`; a number it returns ends the
+    test with that status. The work folder is kept after a failure (or with --keep)."""
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     keep = "--keep" in sys.argv
     if len(args) != 2:
-        print(__doc__)
+        print(doc)
         return 2
     exe, work = os.path.abspath(args[0]), os.path.abspath(args[1])
     if shutil.which("wine") is None or shutil.which("wineboot") is None:
@@ -239,12 +243,25 @@ def main():
     wine = Wine(prefix)
     wine.boot()
     try:
-        return examine(wine, work, prefix, exe, keep)
+        status = body(wine, work, prefix, exe)
     finally:
         wine.shutdown()
+    if status is not None:
+        return status
+    if failures:
+        print(f"{len(failures)} failure(s); prefix kept in {prefix}")
+        return 1
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    print("ok")
+    return 0
 
 
-def examine(wine, work, prefix, exe, keep):
+def main():
+    return run_in_fresh_prefix(__doc__, failures, examine)
+
+
+def examine(wine, work, prefix, exe):
     tree = run_winloader.WinTree(os.path.join(work, "tree"))
     tree.drives["C:"] = os.path.join(prefix, "drive_c")
     populate(wine, tree)
@@ -263,13 +280,7 @@ def examine(wine, work, prefix, exe, keep):
     except json.JSONDecodeError:
         print(f"snapshot: stdout is not JSON (exit {snap.returncode}):\n{snap.stdout[:3000]}\n{snap.stderr[:3000]}")
         return 1
-    if failures:
-        print(f"{len(failures)} failure(s); prefix kept in {prefix}")
-        return 1
-    if not keep:
-        shutil.rmtree(work, ignore_errors=True)
-    print("ok")
-    return 0
+    return None
 
 
 if __name__ == "__main__":

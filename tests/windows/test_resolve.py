@@ -15,16 +15,14 @@ imports. Exits 125 (skip) without wine or mingw-w64.
 """
 import json
 import os
-import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "winloader"))
 sys.path.insert(0, HERE)
 import run_winloader  # noqa: E402  (WinTree: mingw DLLs with version resources)
-from test_live_collectors import Wine  # noqa: E402  (a wine prefix of the test's own)
+from test_live_collectors import run_in_fresh_prefix  # noqa: E402  (a wine prefix of its own)
 
-SKIP = 125
 SYSTEM32_COPY = r"C:\windows\system32\cudnn64_8.dll"
 CUDNN_BIN = r"C:\cudnn\bin"
 PATH_COPY = CUDNN_BIN + r"\cudnn64_8.dll"
@@ -118,44 +116,21 @@ def check_plugin(wine, exe):
     expect(any(l.lower().startswith("    kernel32.dll => ") for l in lines), f"--tree:\n{text}")
 
 
+def examine(wine, work, prefix, exe):
+    tree = run_winloader.WinTree(os.path.join(work, "tree"))
+    tree.drives["C:"] = os.path.join(prefix, "drive_c")
+    tree.dll(SYSTEM32_COPY, version=run_winloader.cudnn_version("8.9.7.29"))
+    tree.dll(PATH_COPY, version=run_winloader.cudnn_version("8.9.4.25"))
+    tree.dll(BESIDE_PLUGIN, version=run_winloader.cudnn_version("8.9.2.26"))
+    tree.dll(PLUGIN, imports=("cudnn64_8.dll", "KERNEL32.dll"))
+    check_system32_wins(wine, exe)
+    check_plugin(wine, exe)
+    os.remove(tree.host(SYSTEM32_COPY))
+    check_path_wins(wine, exe)
+
+
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    keep = "--keep" in sys.argv
-    if len(args) != 2:
-        print(__doc__)
-        return 2
-    exe, work = os.path.abspath(args[0]), os.path.abspath(args[1])
-    if shutil.which("wine") is None or shutil.which("wineboot") is None:
-        print("skip: wine is not installed")
-        return SKIP
-    if shutil.which("x86_64-w64-mingw32-gcc") is None:
-        print("skip: mingw-w64 is not installed")
-        return SKIP
-    prefix = os.path.join(work, "prefix")
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    wine = Wine(prefix)
-    wine.boot()
-    try:
-        tree = run_winloader.WinTree(os.path.join(work, "tree"))
-        tree.drives["C:"] = os.path.join(prefix, "drive_c")
-        tree.dll(SYSTEM32_COPY, version=run_winloader.cudnn_version("8.9.7.29"))
-        tree.dll(PATH_COPY, version=run_winloader.cudnn_version("8.9.4.25"))
-        tree.dll(BESIDE_PLUGIN, version=run_winloader.cudnn_version("8.9.2.26"))
-        tree.dll(PLUGIN, imports=("cudnn64_8.dll", "KERNEL32.dll"))
-        check_system32_wins(wine, exe)
-        check_plugin(wine, exe)
-        os.remove(tree.host(SYSTEM32_COPY))
-        check_path_wins(wine, exe)
-    finally:
-        wine.shutdown()
-    if failures:
-        print(f"{len(failures)} failure(s); prefix kept in {prefix}")
-        return 1
-    if not keep:
-        shutil.rmtree(work, ignore_errors=True)
-    print("ok")
-    return 0
+    return run_in_fresh_prefix(__doc__, failures, examine)
 
 
 if __name__ == "__main__":
