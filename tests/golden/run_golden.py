@@ -41,6 +41,21 @@ def run(exe, args):
     return p.returncode, p.stdout, p.stderr
 
 
+def write_snapshot(exe, mod, root, path):
+    """Writes the snapshot of the scenario's tree to `path`, edited by the scenario's
+    edit_snapshot(doc) when it has one. Returns the exit status of `snapshot` and its stderr."""
+    env_args = [a for k, v in sorted(getattr(mod, "ENV", {}).items()) for a in ("--env", f"{k}={v}")]
+    code, _, err = run(exe, ["snapshot", "--sysroot", root, "-o", path] + env_args)
+    edit = getattr(mod, "edit_snapshot", None)
+    if code == 0 and edit is not None:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        edit(doc)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=2)
+    return code, err
+
+
 def diff(name, expected, actual):
     lines = list(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
                                       f"expected/{name}", f"actual/{name}"))
@@ -74,16 +89,11 @@ def main():
             # A machine no collector here can read (a Windows one): the scenario edits the
             # snapshot of its tree into that machine's facts, and the check reads the snapshot.
             snap = os.path.join(work, "edited-snapshot.json")
-            code, _, err = run(exe, ["snapshot"] + target + ["-o", snap])
+            code, err = write_snapshot(exe, mod, root, snap)
             if code != 0:
                 print(f"snapshot exited {code}: {err}", file=sys.stderr)
                 keep = True
                 return 1
-            with open(snap, encoding="utf-8") as f:
-                doc = json.load(f)
-            edit(doc)
-            with open(snap, "w", encoding="utf-8") as f:
-                json.dump(doc, f, indent=2)
             base = command + ["--snapshot", snap]
         base += list(getattr(mod, "ARGS", []))
         outputs = {}
@@ -106,8 +116,7 @@ def main():
         # The same tree through a snapshot must give the same findings.
         if edit is None:
             snap = os.path.join(work, "snapshot.json")
-            code, _, err = run(exe, ["snapshot", "--sysroot", root, "-o", snap] +
-                               [a for k, v in sorted(getattr(mod, "ENV", {}).items()) for a in ("--env", f"{k}={v}")])
+            code, err = write_snapshot(exe, mod, root, snap)
             if code != 0:
                 print(f"snapshot exited {code}: {err}", file=sys.stderr)
                 keep = True

@@ -12,7 +12,6 @@ exit status.
 
 Exits 125 (skip) when the Linux build is not there: scripts/test.sh builds it first.
 """
-import importlib.util
 import json
 import os
 import shutil
@@ -23,13 +22,7 @@ import tempfile
 GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden")
 sys.path.insert(0, GOLDEN)
 import scenario_lib  # noqa: E402
-
-
-def load(scenario_dir):
-    spec = importlib.util.spec_from_file_location("scenario", os.path.join(scenario_dir, "scenario.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from run_golden import load, write_snapshot  # noqa: E402
 
 
 def run(cmd):
@@ -38,26 +31,13 @@ def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
 
 
-def snapshot_of(linux, mod, root, work):
-    env_args = [a for k, v in sorted(getattr(mod, "ENV", {}).items()) for a in ("--env", f"{k}={v}")]
-    snap = os.path.join(work, "snapshot.json")
-    p = run([linux, "snapshot", "--sysroot", root, "-o", snap] + env_args)
-    if p.returncode != 0:
-        raise RuntimeError(f"snapshot exited {p.returncode}: {p.stderr}")
-    edit = getattr(mod, "edit_snapshot", None)
-    if edit is not None:
-        with open(snap, encoding="utf-8") as f:
-            doc = json.load(f)
-        edit(doc)
-        with open(snap, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=2)
-    return snap
-
-
 def compare(name, linux, windows, mod, root, work):
     """windows: the command that runs the Windows build (wine and its path). Returns the problems
     for one scenario (none when the two builds agree) and how many findings Linux made."""
-    snap = snapshot_of(linux, mod, root, work)
+    snap = os.path.join(work, "snapshot.json")
+    code, err = write_snapshot(linux, mod, root, snap)
+    if code != 0:
+        return [f"{name}: the Linux snapshot exited {code}: {err.strip()}"], 0
     args = ["check", "--snapshot", snap, "--format", "json", "--color", "never"] + list(getattr(mod, "ARGS", []))
     on_linux = run([linux] + args)
     on_windows = run(windows + args)
