@@ -102,7 +102,7 @@ Expected<std::vector<kb::KbFileOverride>> read_kb_dir(const std::filesystem::pat
 
 } // namespace
 
-kb::KnowledgeBase load_kb(const TargetOptions& target) {
+kb::KnowledgeBase load_kb(const TargetOptions& target, std::initializer_list<KbPart> parts) {
   auto kb = [&]() -> Expected<kb::KnowledgeBase> {
     if (target.kb_dir.empty()) {
       return kb::KnowledgeBase::load_embedded();
@@ -116,6 +116,14 @@ kb::KnowledgeBase load_kb(const TargetOptions& target) {
   if (!kb) {
     throw CommandError{target.kb_dir.empty() ? k_exit_internal : k_exit_usage,
                        fmt::format("knowledge base: {}", kb.error().message)};
+  }
+  for (const KbPart part : parts) {
+    const Expected<void> loaded =
+        part == KbPart::signatures ? kb->load_signatures() : kb->load_crash();
+    if (!loaded) {
+      throw CommandError{target.kb_dir.empty() ? k_exit_internal : k_exit_usage,
+                         fmt::format("knowledge base: {}", loaded.error().message)};
+    }
   }
   return std::move(*kb);
 }
@@ -289,7 +297,7 @@ int run_snapshot(const SnapshotOptions& options) {
 int run_kb(const KbOptions& options) {
   TargetOptions target;
   target.kb_dir = options.check_dir;
-  const kb::KnowledgeBase kb = load_kb(target);
+  const kb::KnowledgeBase kb = load_kb(target, {KbPart::signatures, KbPart::crash});
   // Each signature's examples must match its own patterns: an edited pattern that no longer
   // recognises the message it was written for is caught here.
   if (const auto unmatched = kb::unmatched_examples(kb.signatures()); !unmatched.empty()) {

@@ -7,6 +7,8 @@
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/platform/sysroot.hpp>
 
+#include <initializer_list>
+
 namespace doctor::cli {
 
 // A condition that stops a command with a message and an exit status (usage or internal).
@@ -15,9 +17,12 @@ struct CommandError {
   std::string message;
 };
 
-// Loads the knowledge base: the embedded one, or with --kb-dir overrides. Throws CommandError
-// if it is invalid.
-kb::KnowledgeBase load_kb(const TargetOptions& target);
+// The parts of the knowledge base a command needs at once; the rest are parsed on first use.
+enum class KbPart { signatures, crash };
+
+// Loads the embedded knowledge base, or --kb-dir's, and parses `parts` now. Throws CommandError
+// (usage for a bad --kb-dir, internal for the embedded files) if it is invalid.
+kb::KnowledgeBase load_kb(const TargetOptions& target, std::initializer_list<KbPart> parts = {});
 
 // The examined system: the live machine with the doctor's own environment (single variables
 // overridden by --env), or a --sysroot tree whose environment holds only what --env gives.

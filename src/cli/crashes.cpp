@@ -49,7 +49,7 @@ int run_crashes(const CrashesOptions& options) {
   if (!options.from.empty() && !options.target.sysroot.empty()) {
     throw CommandError{k_exit_usage, "--from cannot be combined with --sysroot"};
   }
-  const kb::KnowledgeBase kb = load_kb(options.target);
+  const kb::KnowledgeBase kb = load_kb(options.target, {KbPart::crash});
   crash::Collected collected;
   std::string target;
   if (options.from.empty()) {

@@ -123,7 +123,7 @@ int run_explain(const ExplainOptions& options) {
       && std::find(options.inputs.begin(), options.inputs.end(), "-") != options.inputs.end()) {
     throw CommandError{k_exit_usage, "standard input cannot be both the log and the snapshot"};
   }
-  const kb::KnowledgeBase kb = load_kb(options.target);
+  const kb::KnowledgeBase kb = load_kb(options.target, {KbPart::signatures});
   const explain::SignatureMatcher matcher(kb.signatures());
   explain::Analysis analysis(matcher);
   for (const std::string& arg : options.inputs) {

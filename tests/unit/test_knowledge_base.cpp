@@ -2,6 +2,7 @@
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/check.hpp>
 #include <doctor/crash/analysis.hpp>
+#include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/embedded.hpp>
 #include <doctor/kb/finding_ids.hpp>
 #include <doctor/kb/knowledge_base.hpp>
@@ -168,6 +169,68 @@ TEST(knowledge_base, rejects_duplicates_junk_and_missing_files) {
 
   auto missing = kb::KnowledgeBase::load(Files{{"kb.json", k_manifest}});
   ASSERT_FALSE(missing);
+}
+
+// The embedded knowledge base is read from the build's compiled form and parses the signatures and
+// crash catalogues on first use; --kb-dir parses JSON text, all at once. On the shipped files
+// both give the same knowledge base, field for field.
+TEST(knowledge_base, the_compiled_form_and_the_json_text_give_the_same_knowledge_base) {
+  const auto compiled = kb::KnowledgeBase::load_embedded();
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  ASSERT_TRUE(compiled->load_signatures());
+  ASSERT_TRUE(compiled->load_crash());
+  Files texts;
+  for (const kb::EmbeddedFile& f : kb::embedded_files()) {
+    texts.emplace_back(f.name, std::string(f.contents));
+  }
+  const auto parsed = kb::KnowledgeBase::load(texts);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(compiled->version(), parsed->version());
+  EXPECT_TRUE(compiled->files() == parsed->files());
+  EXPECT_TRUE(compiled->findings() == parsed->findings());
+  EXPECT_TRUE(compiled->cudnn_library_sets() == parsed->cudnn_library_sets());
+  EXPECT_TRUE(compiled->windows_loading() == parsed->windows_loading());
+  EXPECT_TRUE(compiled->compat() == parsed->compat());
+  EXPECT_TRUE(compiled->crash() == parsed->crash());
+  ASSERT_EQ(compiled->signatures().size(), parsed->signatures().size());
+  EXPECT_GT(compiled->signatures().size(), 100U);
+  for (std::size_t i = 0; i < parsed->signatures().size(); ++i) {
+    const kb::Signature& a = compiled->signatures()[i];
+    const kb::Signature& b = parsed->signatures()[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.finding, b.finding);
+    EXPECT_EQ(a.role, b.role);
+    EXPECT_EQ(a.confidence, b.confidence);
+    EXPECT_EQ(a.platform, b.platform);
+    EXPECT_EQ(a.values, b.values);
+    EXPECT_EQ(a.explained_by, b.explained_by);
+    EXPECT_EQ(a.examples, b.examples);
+    EXPECT_EQ(a.source, b.source);
+    ASSERT_EQ(a.patterns.size(), b.patterns.size()) << a.id;
+    for (std::size_t k = 0; k < a.patterns.size(); ++k) {
+      EXPECT_EQ(a.patterns[k].pattern(), b.patterns[k].pattern()) << a.id;
+      EXPECT_EQ(a.patterns[k].program_size(), b.patterns[k].program_size()) << a.id;
+    }
+  }
+  // Row counts of the deferred files are their parsed sizes, as the text path's.
+  std::size_t signature_rows = 0;
+  for (const kb::KbFileInfo& f : compiled->files()) {
+    if (f.name == "signatures.json") {
+      signature_rows = f.rows;
+    }
+  }
+  EXPECT_EQ(signature_rows, compiled->signatures().size());
+}
+
+// A copy made before the deferred parts are parsed shares them: each is parsed once, and both
+// copies see it.
+TEST(knowledge_base, copies_share_the_deferred_parts) {
+  const auto kb = kb::KnowledgeBase::load_embedded();
+  ASSERT_TRUE(kb);
+  const kb::KnowledgeBase copy = *kb;
+  EXPECT_EQ(&copy.signatures(), &kb->signatures());
+  EXPECT_EQ(&copy.crash(), &kb->crash());
+  EXPECT_FALSE(copy.crash().xids().empty());
 }
 
 // The embedded files with `edit` applied to the one named `name`.

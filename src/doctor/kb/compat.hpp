@@ -32,6 +32,8 @@ struct CudaDriverRow {
   std::optional<Version> windows_bundled;
   std::string note;
   std::string source;
+
+  bool operator==(const CudaDriverRow&) const = default;
 };
 
 // Minor-version compatibility of one CUDA major (cuda_drivers.json "minor_compat"): an
@@ -45,6 +47,8 @@ struct MinorCompatRow {
   std::optional<Version> windows_min;
   std::string note;
   std::string source;
+
+  bool operator==(const MinorCompatRow&) const = default;
 };
 
 // A driver branch (cuda_drivers.json "branches"): the newest CUDA it supports and what it dropped.
@@ -55,6 +59,8 @@ struct DriverBranchRow {
   std::string end_of_life; // "2028-06" or ""
   std::string note;
   std::string source;
+
+  bool operator==(const DriverBranchRow&) const = default;
 };
 
 // One compute capability (gpus.json "architectures").
@@ -69,6 +75,8 @@ struct ArchitectureRow {
   bool linux_open_modules_only = false;   // the proprietary Linux module does not drive it
   std::string note;
   std::string source;
+
+  bool operator==(const ArchitectureRow&) const = default;
 };
 
 // A GPU model by PCI id (gpus.json "pci_ids").
@@ -83,6 +91,8 @@ struct GpuModelRow {
   Version cc;               // "6.1"
   std::string note;
   std::string source;
+
+  bool operator==(const GpuModelRow&) const = default;
 };
 
 // A cuDNN release range (cudnn_releases.json "releases").
@@ -98,6 +108,8 @@ struct CudnnReleaseRow {
   std::string source;
 
   bool applies_to(const Version& version) const;
+
+  bool operator==(const CudnnReleaseRow&) const = default;
 };
 
 // A published wheel/package of cuDNN on PyPI or conda (cudnn_releases.json "packages"): how to pin
@@ -108,6 +120,8 @@ struct CudnnPackageRow {
   unsigned cuda_major = 0;
   std::string version; // "9.1.0.70"
   std::string source;
+
+  bool operator==(const CudnnPackageRow&) const = default;
 };
 
 // What one framework release was built with (frameworks.json "builds").
@@ -124,10 +138,14 @@ struct FrameworkBuildRow {
   std::string install;               // the command that installs this build
   std::string note;
   std::string source;
+
+  bool operator==(const FrameworkBuildRow&) const = default;
 };
 
 class CompatTables {
 public:
+  bool operator==(const CompatTables&) const = default;
+
   // Parses the four files' contents (any may be empty: then its tables are empty). Returns an
   // error naming the file, row and field.
   static Expected<CompatTables> parse(std::string_view cuda_drivers,

@@ -2,6 +2,7 @@
 // Parsing and validation of the compatibility files; the lookups are in compat.cpp.
 #include <doctor/kb/compat.hpp>
 #include <doctor/kb/json_rows.hpp>
+#include <doctor/kb/kb_docs.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/util/strings.hpp>
 
@@ -92,13 +93,14 @@ std::uint16_t hex16(std::string_view s, const char* name, const JsonRow& row) {
 // private to this file.
 class CompatParser {
 public:
-  static void cuda_drivers(const Json& doc, const std::string& file, CompatTables& out);
-  static void cudnn_releases(const Json& doc, const std::string& file, CompatTables& out);
-  static void frameworks(const Json& doc, const std::string& file, CompatTables& out);
-  static void gpus(const Json& doc, const std::string& file, CompatTables& out);
+  static void cuda_drivers(JsonView doc, const std::string& file, CompatTables& out);
+  static void cudnn_releases(JsonView doc, const std::string& file, CompatTables& out);
+  static void frameworks(JsonView doc, const std::string& file, CompatTables& out);
+  static void gpus(JsonView doc, const std::string& file, CompatTables& out);
+  static Expected<CompatTables> parse_docs(const std::vector<KbDoc>& docs);
 };
 
-void CompatParser::cuda_drivers(const Json& doc, const std::string& file, CompatTables& out) {
+void CompatParser::cuda_drivers(JsonView doc, const std::string& file, CompatTables& out) {
   const JsonRow top = file_header(doc, "cuda_drivers", file);
   const JsonRows toolkits = top.rows("toolkits");
   out.m_cuda_drivers.reserve(toolkits.size());
@@ -171,7 +173,7 @@ void CompatParser::cuda_drivers(const Json& doc, const std::string& file, Compat
   }
 }
 
-void CompatParser::cudnn_releases(const Json& doc, const std::string& file, CompatTables& out) {
+void CompatParser::cudnn_releases(JsonView doc, const std::string& file, CompatTables& out) {
   const JsonRow top = file_header(doc, "cudnn_releases", file);
   const JsonRows releases = top.rows("releases");
   out.m_cudnn_releases.reserve(releases.size());
@@ -228,7 +230,7 @@ void CompatParser::cudnn_releases(const Json& doc, const std::string& file, Comp
   }
 }
 
-void CompatParser::frameworks(const Json& doc, const std::string& file, CompatTables& out) {
+void CompatParser::frameworks(JsonView doc, const std::string& file, CompatTables& out) {
   const JsonRow top = file_header(doc, "frameworks", file);
   const JsonRows builds = top.rows("builds");
   out.m_framework_builds.reserve(builds.size());
@@ -286,7 +288,7 @@ void CompatParser::frameworks(const Json& doc, const std::string& file, CompatTa
   }
 }
 
-void CompatParser::gpus(const Json& doc, const std::string& file, CompatTables& out) {
+void CompatParser::gpus(JsonView doc, const std::string& file, CompatTables& out) {
   const JsonRow top = file_header(doc, "gpus", file);
   const JsonRows archs = top.rows("architectures");
   out.m_architectures.reserve(archs.size());
@@ -355,14 +357,13 @@ void CompatParser::gpus(const Json& doc, const std::string& file, CompatTables& 
   }
 }
 
-Expected<CompatTables>
-CompatTables::parse_files(const std::vector<std::pair<std::string, std::string>>& files) {
+Expected<CompatTables> CompatParser::parse_docs(const std::vector<KbDoc>& docs) {
   CompatTables out;
   std::vector<std::pair<std::string, std::string>> seen; // {kind, file}
   try {
-    for (const auto& [name, contents] : files) {
-      const Json doc = parse_json_file(contents, name);
-      const std::string kind = file_kind(doc, name);
+    for (const KbDoc& d : docs) {
+      const std::string& name = d.name;
+      const std::string kind = file_kind(d.root, name);
       for (const auto& [k, f] : seen) {
         if (k == kind) {
           throw Invalid{fmt::format("{}: a second \"{}\" file (the first is {})", name, kind, f)};
@@ -370,23 +371,34 @@ CompatTables::parse_files(const std::vector<std::pair<std::string, std::string>>
       }
       seen.emplace_back(kind, name);
       if (kind == "cuda_drivers") {
-        CompatParser::cuda_drivers(doc, name, out);
+        cuda_drivers(d.root, name, out);
       } else if (kind == "cudnn_releases") {
-        CompatParser::cudnn_releases(doc, name, out);
+        cudnn_releases(d.root, name, out);
       } else if (kind == "frameworks") {
-        CompatParser::frameworks(doc, name, out);
+        frameworks(d.root, name, out);
       } else if (kind == "gpus") {
-        CompatParser::gpus(doc, name, out);
+        gpus(d.root, name, out);
       } else {
         throw Invalid{fmt::format("{}: unknown kind \"{}\"", name, kind)};
       }
     }
   } catch (const Invalid& e) {
     return make_error(ErrorCode::parse, e.message);
-  } catch (const Json::exception& e) {
-    return make_error(ErrorCode::parse, e.what());
   }
   return out;
+}
+
+Expected<CompatTables> parse_compat_docs(const std::vector<KbDoc>& docs) {
+  return CompatParser::parse_docs(docs);
+}
+
+Expected<CompatTables>
+CompatTables::parse_files(const std::vector<std::pair<std::string, std::string>>& files) {
+  const auto parsed = parse_texts(files);
+  if (!parsed) {
+    return tl::unexpected(parsed.error());
+  }
+  return parse_compat_docs(parsed->docs);
 }
 
 Expected<CompatTables> CompatTables::parse(std::string_view cuda_drivers,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/json_rows.hpp>
+#include <doctor/kb/kb_docs.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/util/strings.hpp>
 #include <doctor/util/wildcard.hpp>
@@ -73,13 +74,13 @@ bool valid_bucket(std::string_view s) {
 
 // The top level of a catalogue file: the header fields, a "description" and `tables`, nothing
 // else.
-JsonRow header(const Json& doc,
+JsonRow header(JsonView doc,
                std::string_view kind,
                std::initializer_list<std::string_view> tables,
                const std::string& file) {
   JsonRow top(doc, file);
-  for (const auto& item : doc.items()) {
-    const std::string& k = item.key();
+  for (std::size_t i = 0; i < doc.size(); ++i) {
+    const std::string_view k = doc.key(i);
     if (k != "spec" && k != "kind" && k != "description"
         && std::find(tables.begin(), tables.end(), k) == tables.end()) {
       top.fail(fmt::format("unknown field \"{}\"", k));
@@ -357,40 +358,55 @@ const CrashModuleEntry* CrashCatalog::module(std::string_view file_name) const {
   return nullptr;
 }
 
-Expected<CrashCatalog> parse_crash_catalog(std::string_view xid_json,
-                                           std::string_view bugchecks_json,
-                                           const std::string& xid_file,
-                                           const std::string& bugchecks_file) {
+Expected<CrashCatalog> parse_crash_docs(const KbDoc* xid, const KbDoc* bugchecks) {
   try {
     std::vector<XidEntry> xids;
     std::vector<XidCategoryFinding> categories;
-    if (!xid_json.empty()) {
-      const Json doc = parse_json_file(xid_json, xid_file);
-      const JsonRow top = header(doc, "xid", {"category_findings", "xids"}, xid_file);
+    if (xid != nullptr) {
+      const JsonRow top = header(xid->root, "xid", {"category_findings", "xids"}, xid->name);
       categories = parse_xid_categories(top);
       xids = parse_xids(top, categories);
     }
-    std::vector<BugCheckEntry> bugchecks;
+    std::vector<BugCheckEntry> bugchecks_out;
     std::vector<ExceptionCodeEntry> exceptions;
     std::vector<CrashModuleEntry> modules;
-    if (!bugchecks_json.empty()) {
-      const Json doc = parse_json_file(bugchecks_json, bugchecks_file);
-      const JsonRow top =
-          header(doc, "bugchecks", {"bugchecks", "exceptions", "modules"}, bugchecks_file);
-      bugchecks = parse_bugchecks(top.rows("bugchecks"));
+    if (bugchecks != nullptr) {
+      const JsonRow top = header(
+          bugchecks->root, "bugchecks", {"bugchecks", "exceptions", "modules"}, bugchecks->name);
+      bugchecks_out = parse_bugchecks(top.rows("bugchecks"));
       exceptions = parse_exceptions(top.rows("exceptions"));
       modules = parse_modules(top.rows("modules"));
     }
     return CrashCatalog(std::move(xids),
-                        std::move(bugchecks),
+                        std::move(bugchecks_out),
                         std::move(exceptions),
                         std::move(modules),
                         std::move(categories));
   } catch (const Invalid& e) {
     return make_error(ErrorCode::parse, e.message);
-  } catch (const Json::exception& e) {
-    return make_error(ErrorCode::parse, e.what());
   }
+}
+
+Expected<CrashCatalog> parse_crash_catalog(std::string_view xid_json,
+                                           std::string_view bugchecks_json,
+                                           const std::string& xid_file,
+                                           const std::string& bugchecks_file) {
+  std::string xid_tape;
+  std::string bugchecks_tape;
+  try {
+    if (!xid_json.empty()) {
+      xid_tape = parse_json_file(xid_json, xid_file);
+    }
+    if (!bugchecks_json.empty()) {
+      bugchecks_tape = parse_json_file(bugchecks_json, bugchecks_file);
+    }
+  } catch (const Invalid& e) {
+    return make_error(ErrorCode::parse, e.message);
+  }
+  const KbDoc xid{xid_file, tape_root(xid_tape)};
+  const KbDoc bugchecks{bugchecks_file, tape_root(bugchecks_tape)};
+  return parse_crash_docs(xid_json.empty() ? nullptr : &xid,
+                          bugchecks_json.empty() ? nullptr : &bugchecks);
 }
 
 } // namespace doctor::kb

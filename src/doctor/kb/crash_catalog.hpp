@@ -34,6 +34,8 @@ struct XidEntry {
   // "finding" (79: log.gpu_fallen_off_bus), else its category's (xid.json "category_findings").
   std::string finding;
   unsigned nvlddmkm_event = 0; // the nvlddmkm System event id that is this Xid on Windows; 0 none
+
+  bool operator==(const XidEntry&) const = default;
 };
 
 // The finding an Xid category stands for (xid.json "category_findings").
@@ -41,6 +43,8 @@ struct XidCategoryFinding {
   std::string category; // application, memory, …
   std::string finding;  // log.gpu_app_fault
   std::string source;
+
+  bool operator==(const XidCategoryFinding&) const = default;
 };
 
 // One Windows stop code, as written in a dump header or a BugCheck event.
@@ -54,6 +58,8 @@ struct BugCheckEntry {
   CauseClass cause_class = CauseClass::os_tdr_or_bugcheck;
   std::vector<std::string> fixes;
   std::string source;
+
+  bool operator==(const BugCheckEntry&) const = default;
 };
 
 // One user-mode exception code (an NTSTATUS or a language runtime's code).
@@ -64,6 +70,8 @@ struct ExceptionCodeEntry {
   CauseClass cause_class = CauseClass::application_error;
   std::vector<std::string> fixes;
   std::string source;
+
+  bool operator==(const ExceptionCodeEntry&) const = default;
 };
 
 // The component a crashing module's file belongs to.
@@ -74,6 +82,8 @@ struct CrashModuleEntry {
   bool gpu = false;      // part of a GPU stack (driver, CUDA library, framework's CUDA module)
   std::string note;      // may be empty
   std::string source;
+
+  bool operator==(const CrashModuleEntry&) const = default;
 };
 
 // Returns `code` without the 0x10000000 flag that marks a stop code with extended parameters
@@ -83,6 +93,8 @@ std::uint32_t mask_bugcheck_code(std::uint32_t code);
 // The loaded catalogues. Empty when their files are absent from an override set.
 class CrashCatalog {
 public:
+  bool operator==(const CrashCatalog&) const = default;
+
   CrashCatalog() = default;
   CrashCatalog(std::vector<XidEntry> xids,
                std::vector<BugCheckEntry> bugchecks,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/kb/json_rows.hpp>
+#include <doctor/kb/kb_docs.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 
 #include <algorithm>
@@ -7,16 +8,32 @@
 
 namespace doctor::kb {
 
-Json parse_json_file(std::string_view text, const std::string& file) {
+std::string parse_json_file(std::string_view text, const std::string& file) {
   try {
-    return Json::parse(text);
+    return encode_tape(Json::parse(text));
   } catch (const Json::parse_error& e) {
     throw Invalid{fmt::format("{}: not JSON ({})", file, e.what())};
   }
 }
 
-JsonRow::JsonRow(const Json& value, std::string where)
-    : m_value(&value)
+Expected<ParsedTexts> parse_texts(const std::vector<std::pair<std::string, std::string>>& files) {
+  ParsedTexts out;
+  // Reserved: a document points into its tape, which must not move.
+  out.tapes.reserve(files.size());
+  out.docs.reserve(files.size());
+  try {
+    for (const auto& [name, text] : files) {
+      out.tapes.push_back(parse_json_file(text, name));
+      out.docs.push_back(KbDoc{name, tape_root(out.tapes.back())});
+    }
+  } catch (const Invalid& e) {
+    return make_error(ErrorCode::parse, e.message);
+  }
+  return out;
+}
+
+JsonRow::JsonRow(JsonView value, std::string where)
+    : m_value(value)
     , m_where(std::move(where)) {
   if (!value.is_object()) {
     fail("not a JSON object");
@@ -32,37 +49,35 @@ void JsonRow::fail(std::string_view message) const {
 }
 
 void JsonRow::only(std::initializer_list<std::string_view> known) const {
-  for (const auto& item : m_value->items()) {
-    if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
-      fail(fmt::format("unknown field \"{}\"", item.key()));
+  for (std::size_t i = 0; i < m_value.size(); ++i) {
+    if (std::find(known.begin(), known.end(), m_value.key(i)) == known.end()) {
+      fail(fmt::format("unknown field \"{}\"", m_value.key(i)));
     }
   }
 }
 
 bool JsonRow::has(const char* field) const {
-  return m_value->contains(field);
+  return m_value.find(field).has_value();
 }
 
-// A whole number >= 0 is number_unsigned when parsed from text, and may be number_integer in a
-// document built in memory; both are the same number.
-const Json& JsonRow::typed(const char* field, Json::value_t type) const {
-  if (!has(field)) {
+// The tape holds every whole number >= 0 as unsigned (json_tape.hpp): an integer field takes
+// either kind.
+JsonView JsonRow::typed(const char* field, JsonType type) const {
+  const auto value = m_value.find(field);
+  if (!value) {
     fail(fmt::format("missing field \"{}\"", field));
   }
-  const Json& value = m_value->at(field);
   const bool ok =
-      value.type() == type
-      || (type == Json::value_t::number_unsigned && value.type() == Json::value_t::number_integer
-          && value.get<std::int64_t>() >= 0)
-      || (type == Json::value_t::number_integer && value.type() == Json::value_t::number_unsigned);
+      value->type() == type
+      || (type == JsonType::number_integer && value->type() == JsonType::number_unsigned);
   if (!ok) {
     fail(fmt::format("field \"{}\" has the wrong type", field));
   }
-  return value;
+  return *value;
 }
 
 std::string JsonRow::text(const char* field) const {
-  std::string s = typed(field, Json::value_t::string).get<std::string>();
+  std::string s(typed(field, JsonType::string).string());
   if (s.empty()) {
     fail(fmt::format("field \"{}\" is empty", field));
   }
@@ -74,9 +89,7 @@ std::string JsonRow::optional_text(const char* field) const {
 }
 
 std::uint64_t JsonRow::number(const char* field, std::uint64_t max) const {
-  const Json& value = typed(field, Json::value_t::number_unsigned);
-  const auto n = value.is_number_unsigned() ? value.get<std::uint64_t>()
-                                            : static_cast<std::uint64_t>(value.get<std::int64_t>());
+  const std::uint64_t n = typed(field, JsonType::number_unsigned).number_unsigned();
   if (n > max) {
     fail(fmt::format("field \"{}\" is out of range", field));
   }
@@ -91,17 +104,24 @@ std::optional<std::uint64_t> JsonRow::optional_number(const char* field, std::ui
 }
 
 std::int64_t JsonRow::integer(const char* field) const {
-  const Json& value = typed(field, Json::value_t::number_integer);
-  if (value.is_number_unsigned()
-      && value.get<std::uint64_t>()
+  const JsonView value = typed(field, JsonType::number_integer);
+  if (value.type() == JsonType::number_unsigned
+      && value.number_unsigned()
              > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
     fail(fmt::format("field \"{}\" is out of range", field));
   }
-  return value.get<std::int64_t>();
+  return value.number_integer();
 }
 
 bool JsonRow::flag(const char* field) const {
-  return typed(field, Json::value_t::boolean).get<bool>();
+  const auto value = m_value.find(field);
+  if (!value) {
+    fail(fmt::format("missing field \"{}\"", field));
+  }
+  if (value->type() != JsonType::boolean_true && value->type() != JsonType::boolean_false) {
+    fail(fmt::format("field \"{}\" has the wrong type", field));
+  }
+  return value->boolean();
 }
 
 bool JsonRow::optional_flag(const char* field, bool fallback) const {
@@ -109,14 +129,15 @@ bool JsonRow::optional_flag(const char* field, bool fallback) const {
 }
 
 std::vector<std::string> JsonRow::string_array(const char* field) const {
-  const Json& list = typed(field, Json::value_t::array);
+  const JsonView list = typed(field, JsonType::array);
   std::vector<std::string> out;
   out.reserve(list.size());
-  for (const Json& v : list) {
-    if (!v.is_string() || v.get_ref<const std::string&>().empty()) {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const JsonView v = list[i];
+    if (!v.is_string() || v.string().empty()) {
       fail(fmt::format("field \"{}\" must hold non-empty strings", field));
     }
-    out.push_back(v.get<std::string>());
+    out.emplace_back(v.string());
   }
   return out;
 }
@@ -133,12 +154,12 @@ std::vector<std::string> JsonRow::optional_texts(const char* field) const {
   return has(field) ? string_array(field) : std::vector<std::string>();
 }
 
-const Json& JsonRow::array(const char* field) const {
-  return typed(field, Json::value_t::array);
+JsonView JsonRow::array(const char* field) const {
+  return typed(field, JsonType::array);
 }
 
-const Json& JsonRow::object(const char* field) const {
-  return typed(field, Json::value_t::object);
+JsonView JsonRow::object(const char* field) const {
+  return typed(field, JsonType::object);
 }
 
 JsonRows JsonRow::rows(const char* table) const {
@@ -156,14 +177,15 @@ JsonRow JsonRows::operator[](std::size_t i) const {
   return JsonRow((*m_array)[i], fmt::format("{}[{}]", m_prefix, i));
 }
 
-std::string file_kind(const Json& doc, const std::string& file) {
-  if (!doc.is_object() || !doc.contains("kind") || !doc["kind"].is_string()) {
+std::string file_kind(JsonView doc, const std::string& file) {
+  const auto kind = doc.is_object() ? doc.find("kind") : std::nullopt;
+  if (!kind || !kind->is_string()) {
     throw Invalid{fmt::format("{}: missing field \"kind\"", file)};
   }
-  return doc["kind"].get<std::string>();
+  return std::string(kind->string());
 }
 
-JsonRow file_header(const Json& doc, std::string_view kind, const std::string& file) {
+JsonRow file_header(JsonView doc, std::string_view kind, const std::string& file) {
   JsonRow top(doc, file);
   if (top.text("spec") != k_spec) {
     top.fail(fmt::format("\"spec\" must be \"{}\"", k_spec));

@@ -12,6 +12,8 @@
 // a row may hold at all is the table's choice (JsonRow::only).
 #pragma once
 
+#include <doctor/kb/json_tape.hpp>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -34,18 +36,19 @@ struct Invalid {
   std::string message;
 };
 
-// Parses the text of `file`; throws Invalid "FILE: not JSON (…)".
-Json parse_json_file(std::string_view text, const std::string& file);
+// Parses the text of `file` and returns its tape (json_tape.hpp), which the readers below walk;
+// throws Invalid "FILE: not JSON (…)".
+std::string parse_json_file(std::string_view text, const std::string& file);
 
 // One JSON object of a knowledge-base file (a file's top level, a row of one of its tables, an
 // object inside a row), with the place that names it in errors: "FILE", "FILE: TABLE[i]",
-// "FILE: TABLE[i] (ID)", "FILE: TABLE[i] (ID) fixes[k]". Keeps a reference to the JSON value.
+// "FILE: TABLE[i] (ID)", "FILE: TABLE[i] (ID) fixes[k]". Valid while the value's tape is.
 class JsonRows;
 
 class JsonRow {
 public:
   // Throws Invalid "WHERE: not a JSON object" unless `value` is an object.
-  JsonRow(const Json& value, std::string where);
+  JsonRow(JsonView value, std::string where);
 
   const std::string& where() const { return m_where; }
 
@@ -94,9 +97,9 @@ public:
   std::vector<std::string> optional_texts(const char* field) const;
 
   // A required array. Throws "missing field" or "has the wrong type".
-  const Json& array(const char* field) const;
+  JsonView array(const char* field) const;
   // A required object. Throws "missing field" or "has the wrong type".
-  const Json& object(const char* field) const;
+  JsonView object(const char* field) const;
 
   // The rows of table `table`, a required array of objects, named "WHERE: TABLE[i]" (for the
   // tables of a file's top level).
@@ -106,10 +109,10 @@ public:
   JsonRows items(const char* field, bool required = true) const;
 
 private:
-  const Json& typed(const char* field, Json::value_t type) const;
+  JsonView typed(const char* field, JsonType type) const;
   std::vector<std::string> string_array(const char* field) const;
 
-  const Json* m_value;
+  JsonView m_value;
   std::string m_where;
 };
 
@@ -118,28 +121,28 @@ private:
 class JsonRows {
 public:
   JsonRows() = default;
-  JsonRows(const Json& array, std::string prefix)
-      : m_array(&array)
+  JsonRows(JsonView array, std::string prefix)
+      : m_array(array)
       , m_prefix(std::move(prefix)) {}
 
-  std::size_t size() const { return m_array != nullptr ? m_array->size() : 0; }
+  std::size_t size() const { return m_array ? m_array->size() : 0; }
   bool empty() const { return size() == 0; }
 
   // Row `i`, named "PREFIX[i]"; throws Invalid "PREFIX[i]: not a JSON object" unless it is one.
   JsonRow operator[](std::size_t i) const;
 
 private:
-  const Json* m_array = nullptr;
+  std::optional<JsonView> m_array;
   std::string m_prefix;
 };
 
 // The kind of knowledge-base file `file`, which says how to read it: the string field "kind" of
 // its top level. Throws Invalid "FILE: missing field \"kind\"" without one.
-std::string file_kind(const Json& doc, const std::string& file);
+std::string file_kind(JsonView doc, const std::string& file);
 
 // The top level of `file`, which must be of kind `kind`: an object whose "spec" is k_spec and
 // whose "kind" is `kind`. Throws "FILE: not a JSON object", "FILE: \"spec\" must be \"…\"" or
 // "FILE: \"kind\" must be \"KIND\"" (or the text() errors of either field).
-JsonRow file_header(const Json& doc, std::string_view kind, const std::string& file);
+JsonRow file_header(JsonView doc, std::string_view kind, const std::string& file);
 
 } // namespace doctor::kb

@@ -2,6 +2,7 @@
 #include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/embedded.hpp>
 #include <doctor/kb/json_rows.hpp>
+#include <doctor/kb/kb_docs.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 
@@ -9,7 +10,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
 #include <set>
+#include <tuple>
 
 namespace doctor::kb {
 
@@ -79,7 +82,7 @@ constexpr std::pair<Family, std::string_view> k_families[] = {
     {Family::internal, "internal"},
 };
 
-std::vector<FindingTemplate> parse_findings(const Json& doc, const std::string& file) {
+std::vector<FindingTemplate> parse_findings(JsonView doc, const std::string& file) {
   const JsonRow top = file_header(doc, "findings", file);
   std::vector<FindingTemplate> out;
   std::set<std::string> seen;
@@ -142,7 +145,7 @@ std::vector<FindingTemplate> parse_findings(const Json& doc, const std::string& 
   return out;
 }
 
-std::vector<CudnnLibrarySet> parse_library_sets(const Json& doc, const std::string& file) {
+std::vector<CudnnLibrarySet> parse_library_sets(JsonView doc, const std::string& file) {
   const JsonRow top = file_header(doc, "library_sets", file);
   std::vector<CudnnLibrarySet> out;
   const JsonRows rows = top.rows("cudnn");
@@ -182,7 +185,7 @@ const std::set<std::string> k_windows_actions = {"documents", "loads", "imports"
 const std::set<std::string> k_windows_placeholders = {
     "cuda_major", "cuda_minor", "cudnn_major", "nvrtc_tag"};
 
-std::vector<WindowsLoadingRule> parse_windows_loading(const Json& doc, const std::string& file) {
+std::vector<WindowsLoadingRule> parse_windows_loading(JsonView doc, const std::string& file) {
   const JsonRow top = file_header(doc, "windows_loading", file);
   std::vector<WindowsLoadingRule> out;
   std::set<std::string> seen;
@@ -319,60 +322,98 @@ Expected<std::vector<std::string>> placeholders(std::string_view text) {
   return out;
 }
 
+// The parts of a knowledge base parsed on first use, shared by its copies: the signatures (a
+// few milliseconds of regex compilation that only `explain` needs) and the crash catalogues
+// (only `crashes` and the crash-evidence collectors). Each is parsed once, under its once_flag;
+// until then its document refers to the embedded tape, which lives as long as the program.
+struct KnowledgeBase::Deferred {
+  std::shared_ptr<const std::vector<FindingTemplate>> findings;
+  std::optional<KbDoc> signatures_doc;
+  std::optional<std::size_t> signatures_info; // index in m_files
+  std::optional<KbDoc> xid_doc;
+  std::optional<std::size_t> xid_info;
+  std::optional<KbDoc> bugchecks_doc;
+  std::optional<std::size_t> bugchecks_info;
+  std::once_flag signatures_once;
+  std::once_flag crash_once;
+  Expected<std::vector<Signature>> signatures = std::vector<Signature>();
+  Expected<CrashCatalog> crash = CrashCatalog();
+};
+
 Expected<KnowledgeBase>
 KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& files,
                     const std::map<std::string, std::string>& origins) {
+  // Text is parsed once, into tapes that live until every part has been parsed: a knowledge
+  // base from text (--kb-dir) is validated whole before it is used.
+  const auto texts = parse_texts(files);
+  if (!texts) {
+    return tl::unexpected(texts.error());
+  }
+  auto kb = load_docs(texts->docs, origins);
+  if (!kb) {
+    return kb;
+  }
+  if (auto parsed = kb->load_signatures(); !parsed) {
+    return tl::unexpected(parsed.error());
+  }
+  if (auto parsed = kb->load_crash(); !parsed) {
+    return tl::unexpected(parsed.error());
+  }
+  kb->m_deferred->signatures_doc.reset();
+  kb->m_deferred->xid_doc.reset();
+  kb->m_deferred->bugchecks_doc.reset();
+  return kb;
+}
+
+Expected<KnowledgeBase>
+KnowledgeBase::load_docs(const std::vector<KbDoc>& docs,
+                         const std::map<std::string, std::string>& origins) {
   KnowledgeBase kb;
+  auto deferred = std::make_shared<Deferred>();
   bool have_manifest = false;
   bool have_findings = false;
   bool have_sets = false;
   // The compatibility files are parsed together after the loop; their KbFileInfo rows are filled
-  // in then. {name, contents} and {index in m_files, kind}.
-  std::vector<std::pair<std::string, std::string>> compat_files;
+  // in then. {index in m_files, kind}.
+  std::vector<KbDoc> compat_docs;
   std::vector<std::pair<std::size_t, std::string>> compat_infos;
-  // signatures.json is parsed after the loop too: it refers to findings.json's ids.
-  std::string signatures_text;
-  std::string signatures_name;
-  std::size_t signatures_info = 0;
-  // xid.json and bugchecks.json are parsed together after the loop: {kind -> name, text, index}.
-  struct CrashFile {
-    std::string name;
-    std::string text;
-    std::size_t info = 0;
-  };
-  std::map<std::string, CrashFile> crash_files;
   try {
-    for (const auto& [name, text] : files) {
-      const Json doc = parse_json_file(text, name);
-      const std::string kind = file_kind(doc, name);
+    for (const KbDoc& doc : docs) {
+      const std::string& name = doc.name;
+      const std::string kind = file_kind(doc.root, name);
       KbFileInfo info{name, origins.count(name) != 0 ? origins.at(name) : "embedded", 0};
+      const std::size_t index = kb.m_files.size();
       if (kind == "manifest") {
-        kb.m_version = file_header(doc, "manifest", name).text("version");
+        kb.m_version = file_header(doc.root, "manifest", name).text("version");
         have_manifest = true;
       } else if (kind == "findings") {
-        kb.m_findings = parse_findings(doc, name);
-        info.rows = kb.m_findings.size();
+        auto findings =
+            std::make_shared<std::vector<FindingTemplate>>(parse_findings(doc.root, name));
+        info.rows = findings->size();
+        kb.m_findings = std::move(findings);
         have_findings = true;
       } else if (kind == "library_sets") {
-        kb.m_cudnn_sets = parse_library_sets(doc, name);
+        kb.m_cudnn_sets = parse_library_sets(doc.root, name);
         info.rows = kb.m_cudnn_sets.size();
         have_sets = true;
       } else if (kind == "windows_loading") {
-        kb.m_windows_loading = parse_windows_loading(doc, name);
+        kb.m_windows_loading = parse_windows_loading(doc.root, name);
         info.rows = kb.m_windows_loading.size();
-      } else if (kind == "signatures") {
-        signatures_text = text;
-        signatures_name = name;
-        signatures_info = kb.m_files.size();
-      } else if (kind == "xid" || kind == "bugchecks") {
-        if (crash_files.count(kind) != 0) {
-          throw Invalid{fmt::format(
-              "{}: a second file of kind \"{}\" (first: {})", name, kind, crash_files[kind].name)};
+      } else if (kind == "signatures" || kind == "xid" || kind == "bugchecks") {
+        // Parsed on first use (signatures.json refers to findings.json's ids).
+        auto [slot, slot_info] =
+            kind == "signatures" ? std::tie(deferred->signatures_doc, deferred->signatures_info)
+            : kind == "xid"      ? std::tie(deferred->xid_doc, deferred->xid_info)
+                                 : std::tie(deferred->bugchecks_doc, deferred->bugchecks_info);
+        if (slot) {
+          throw Invalid{
+              fmt::format("{}: a second file of kind \"{}\" (first: {})", name, kind, slot->name)};
         }
-        crash_files[kind] = CrashFile{name, text, kb.m_files.size()};
+        slot = doc;
+        slot_info = index;
       } else if (CompatTables::is_compat_kind(kind)) {
-        compat_files.emplace_back(name, text);
-        compat_infos.emplace_back(kb.m_files.size(), kind);
+        compat_docs.push_back(doc);
+        compat_infos.emplace_back(index, kind);
       } else {
         throw Invalid{fmt::format("{}: unknown kind \"{}\"", name, kind)};
       }
@@ -380,10 +421,8 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
     }
   } catch (const Invalid& e) {
     return make_error(ErrorCode::parse, e.message);
-  } catch (const Json::exception& e) {
-    return make_error(ErrorCode::parse, e.what());
   }
-  auto compat = CompatTables::parse_files(compat_files);
+  auto compat = parse_compat_docs(compat_docs);
   if (!compat) {
     return tl::unexpected(compat.error());
   }
@@ -395,50 +434,77 @@ KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& file
     return make_error(ErrorCode::parse,
                       "the knowledge base needs kb.json, findings.json and library_sets.json");
   }
-  auto signatures = std::make_shared<std::vector<Signature>>();
-  if (!signatures_name.empty()) {
-    auto parsed = parse_signatures(signatures_text, signatures_name, kb.m_findings);
-    if (!parsed) {
-      return tl::unexpected(parsed.error());
-    }
-    *signatures = std::move(*parsed);
-    kb.m_files[signatures_info].rows = signatures->size();
-  }
-  kb.m_signatures = std::move(signatures);
-  auto crash = parse_crash_catalog(crash_files["xid"].text,
-                                   crash_files["bugchecks"].text,
-                                   crash_files["xid"].name,
-                                   crash_files["bugchecks"].name);
-  if (!crash) {
-    return tl::unexpected(crash.error());
-  }
-  if (const auto it = crash_files.find("xid"); !it->second.name.empty()) {
-    kb.m_files[it->second.info].rows = crash->xids().size();
-  }
-  if (const auto it = crash_files.find("bugchecks"); !it->second.name.empty()) {
-    kb.m_files[it->second.info].rows =
-        crash->bugchecks().size() + crash->exceptions().size() + crash->modules().size();
-  }
-  kb.m_crash = std::make_shared<const CrashCatalog>(std::move(*crash));
+  deferred->findings = kb.m_findings;
+  kb.m_deferred = std::move(deferred);
   return kb;
+}
+
+Expected<void> KnowledgeBase::load_signatures() const {
+  if (!m_deferred) {
+    return {};
+  }
+  Deferred& d = *m_deferred;
+  std::call_once(d.signatures_once, [&d] {
+    if (d.signatures_doc) {
+      d.signatures = parse_signatures_doc(*d.signatures_doc, *d.findings);
+    }
+  });
+  if (!d.signatures) {
+    return tl::unexpected(d.signatures.error());
+  }
+  return {};
+}
+
+Expected<void> KnowledgeBase::load_crash() const {
+  if (!m_deferred) {
+    return {};
+  }
+  Deferred& d = *m_deferred;
+  std::call_once(d.crash_once, [&d] {
+    d.crash = parse_crash_docs(d.xid_doc ? &*d.xid_doc : nullptr,
+                               d.bugchecks_doc ? &*d.bugchecks_doc : nullptr);
+  });
+  if (!d.crash) {
+    return tl::unexpected(d.crash.error());
+  }
+  return {};
 }
 
 const CrashCatalog& KnowledgeBase::crash() const {
   static const CrashCatalog k_none;
-  return m_crash ? *m_crash : k_none;
+  return load_crash() ? *m_deferred->crash : k_none;
 }
 
 const std::vector<Signature>& KnowledgeBase::signatures() const {
   static const std::vector<Signature> k_none;
-  return m_signatures ? *m_signatures : k_none;
+  return load_signatures() ? *m_deferred->signatures : k_none;
+}
+
+std::vector<KbFileInfo> KnowledgeBase::files() const {
+  std::vector<KbFileInfo> out = m_files;
+  if (m_deferred) {
+    const Deferred& d = *m_deferred;
+    if (d.signatures_info) {
+      out[*d.signatures_info].rows = signatures().size();
+    }
+    if (d.xid_info) {
+      out[*d.xid_info].rows = crash().xids().size();
+    }
+    if (d.bugchecks_info) {
+      const CrashCatalog& c = crash();
+      out[*d.bugchecks_info].rows =
+          c.bugchecks().size() + c.exceptions().size() + c.modules().size();
+    }
+  }
+  return out;
 }
 
 Expected<KnowledgeBase> KnowledgeBase::load_embedded() {
-  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<KbDoc> docs;
   for (const EmbeddedFile& f : embedded_files()) {
-    files.emplace_back(f.name, std::string(f.contents));
+    docs.push_back(KbDoc{f.name, tape_root(f.tape)});
   }
-  return load(files);
+  return load_docs(docs, {});
 }
 
 Expected<KnowledgeBase>
@@ -462,7 +528,7 @@ KnowledgeBase::load_with_overrides(const std::vector<KbFileOverride>& overrides)
 }
 
 const FindingTemplate* KnowledgeBase::finding(std::string_view id) const {
-  for (const FindingTemplate& t : m_findings) {
+  for (const FindingTemplate& t : *m_findings) {
     if (t.id == id) {
       return &t;
     }

@@ -21,6 +21,7 @@ namespace doctor::kb {
 
 struct Signature;   // signatures.hpp
 class CrashCatalog; // crash_catalog.hpp
+struct KbDoc;       // kb_docs.hpp (private to kb/)
 
 inline constexpr std::string_view k_spec = "cudnn-doctor-kb/1";
 
@@ -30,6 +31,8 @@ struct FixTemplate {
   std::string when;    // a tag the check must pass for this fix to apply; empty: always
   // The shell the command is written for ("shell": "cmd" or "powershell"); unset: the draft's.
   std::optional<util::Shell> shell;
+
+  bool operator==(const FixTemplate&) const = default;
 };
 
 // Where a finding belongs (findings.json "family"): one of the troubleshooting guide's eight
@@ -67,6 +70,8 @@ struct FindingTemplate {
   std::string message;
   std::vector<FixTemplate> fixes;
   std::string source; // where the knowledge comes from
+
+  bool operator==(const FindingTemplate&) const = default;
 };
 
 // The files of one cuDNN major version that belong together on one platform. A directory is
@@ -79,6 +84,8 @@ struct CudnnLibrarySet {
   // Members only some releases have: {file name, first version that ships it}.
   std::vector<std::pair<std::string, std::string>> optional_members;
   std::string source;
+
+  bool operator==(const CudnnLibrarySet&) const = default;
 };
 
 // One rule of how Windows, Python, a framework or cuDNN loads DLLs (data/kb/windows_loading.json,
@@ -103,6 +110,8 @@ struct WindowsLoadingRule {
 
   // True if `version` is in `versions` ("" matches all; "A-B" includes every B.x; "8" every 8.x).
   bool applies_to(const Version& version) const;
+
+  bool operator==(const WindowsLoadingRule&) const = default;
 };
 
 // Returns true if `range` ("", "A", "A-B", ">=A", "<=B") is well formed.
@@ -113,6 +122,8 @@ struct KbFileInfo {
   std::string name;
   std::string origin; // "embedded" or the override file's path
   std::size_t rows = 0;
+
+  bool operator==(const KbFileInfo&) const = default;
 };
 
 // A file given in place of the built-in file of the same name.
@@ -129,8 +140,10 @@ inline constexpr std::size_t k_max_kb_file = std::size_t{16} * 1024 * 1024;
 // class only parses and validates it, and answers lookups. Matching logic stays in the checks.
 class KnowledgeBase {
 public:
-  // Loads the files compiled into the binary. Returns an error only if they are invalid (a bug
-  // caught by the tests).
+  // Loads the files compiled into the binary from their compiled form (cmake/embed_kb.py: no
+  // JSON text is parsed), leaving the signatures and the crash catalogues to be parsed on first
+  // use. Returns an error only if they are invalid (a bug caught by the tests, which also parse
+  // the deferred parts: load_signatures(), load_crash()).
   static Expected<KnowledgeBase> load_embedded();
 
   // Loads the embedded files, each replaced by the override of the same name if there is one
@@ -138,14 +151,14 @@ public:
   // if a file is not valid.
   static Expected<KnowledgeBase> load_with_overrides(const std::vector<KbFileOverride>& files);
 
-  // Loads exactly `files` ({name, contents}). Returns an error if any is invalid or a required
-  // file is missing.
+  // Loads exactly `files` ({name, contents}), every part at once. Returns an error if any is
+  // invalid or a required file is missing.
   static Expected<KnowledgeBase> load(const std::vector<std::pair<std::string, std::string>>& files,
                                       const std::map<std::string, std::string>& origins = {});
 
   // Returns the row for `id`, or nullptr.
   const FindingTemplate* finding(std::string_view id) const;
-  const std::vector<FindingTemplate>& findings() const { return m_findings; }
+  const std::vector<FindingTemplate>& findings() const { return *m_findings; }
 
   const std::vector<CudnnLibrarySet>& cudnn_library_sets() const { return m_cudnn_sets; }
 
@@ -164,27 +177,41 @@ public:
   // The compatibility tables (empty tables when their files are absent from an override set).
   const CompatTables& compat() const { return m_compat; }
 
-  // The error signatures of `explain` (empty when signatures.json is absent).
+  // The error signatures of `explain` (empty when signatures.json is absent, or invalid: see
+  // load_signatures()). Parsed on first use.
   const std::vector<Signature>& signatures() const;
+  // Parses the signatures now if they are not yet; returns the error if they are invalid. A
+  // command that needs them calls this first, so that an invalid file is an error, not an
+  // empty list.
+  Expected<void> load_signatures() const;
 
   // The crash catalogues of `crashes`: Xids, stop codes, exception codes and crashing modules
-  // (empty when xid.json and bugchecks.json are absent).
+  // (empty when xid.json and bugchecks.json are absent, or invalid: see load_crash()). Parsed on
+  // first use.
   const CrashCatalog& crash() const;
+  // As load_signatures(), for the crash catalogues.
+  Expected<void> load_crash() const;
 
   // The knowledge base's own version ("2026.11.29").
   const std::string& version() const { return m_version; }
-  const std::vector<KbFileInfo>& files() const { return m_files; }
+  // The files and their row counts (which parses the deferred parts).
+  std::vector<KbFileInfo> files() const;
 
 private:
+  struct Deferred; // the parts parsed on first use, shared by copies
+
+  static Expected<KnowledgeBase> load_docs(const std::vector<KbDoc>& docs,
+                                           const std::map<std::string, std::string>& origins);
+
   std::string m_version;
   std::vector<KbFileInfo> m_files;
-  std::vector<FindingTemplate> m_findings;
+  // Shared with m_deferred, which checks the signatures' finding ids against it.
+  std::shared_ptr<const std::vector<FindingTemplate>> m_findings =
+      std::make_shared<const std::vector<FindingTemplate>>();
   std::vector<CudnnLibrarySet> m_cudnn_sets;
   std::vector<WindowsLoadingRule> m_windows_loading;
   CompatTables m_compat;
-  // Shared: Signature holds compiled patterns, and copies of the knowledge base share them.
-  std::shared_ptr<const std::vector<Signature>> m_signatures;
-  std::shared_ptr<const CrashCatalog> m_crash; // shared like m_signatures; never null once loaded
+  std::shared_ptr<Deferred> m_deferred; // null in a default-constructed knowledge base
 };
 
 // Returns the placeholder names used in `text` ("{dir}" -> "dir"), in order of appearance.

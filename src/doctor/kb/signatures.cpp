@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/kb/json_rows.hpp>
+#include <doctor/kb/kb_docs.hpp>
 #include <doctor/kb/signatures.hpp>
 
 #include <fmt/format.h>
@@ -80,11 +81,12 @@ Signature parse_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
     row.fail("\"platform\" must be windows, linux or any");
   }
   if (row.has("values")) {
-    for (const auto& item : row.object("values").items()) {
-      if (!item.value().is_string()) {
+    const JsonView values = row.object("values");
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!values.value(i).is_string()) {
         row.fail("\"values\" must map names to strings");
       }
-      s.values.emplace_back(item.key(), item.value().get<std::string>());
+      s.values.emplace_back(values.key(i), values.value(i).string());
     }
   }
   const auto patterns = row.texts("patterns");
@@ -133,27 +135,36 @@ Signature parse_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
 
 } // namespace
 
-Expected<std::vector<Signature>> parse_signatures(std::string_view json_text,
-                                                  const std::string& file,
-                                                  const std::vector<FindingTemplate>& findings) {
+Expected<std::vector<Signature>>
+parse_signatures_doc(const KbDoc& doc, const std::vector<FindingTemplate>& findings) {
   std::vector<Signature> out;
   try {
-    const Json doc = parse_json_file(json_text, file);
-    const JsonRows rows = file_header(doc, "signatures", file).rows("signatures");
+    const JsonRows rows = file_header(doc.root, "signatures", doc.name).rows("signatures");
+    out.reserve(rows.size());
     std::set<std::string> seen;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       Signature s = parse_row(rows[i], findings);
       if (!seen.insert(s.id).second) {
-        throw Invalid{fmt::format("{}: signatures[{}] ({}): duplicate id", file, i, s.id)};
+        throw Invalid{fmt::format("{}: signatures[{}] ({}): duplicate id", doc.name, i, s.id)};
       }
       out.push_back(std::move(s));
     }
   } catch (const Invalid& e) {
     return make_error(ErrorCode::parse, e.message);
-  } catch (const Json::exception& e) {
-    return make_error(ErrorCode::parse, fmt::format("{}: {}", file, e.what()));
   }
   return out;
+}
+
+Expected<std::vector<Signature>> parse_signatures(std::string_view json_text,
+                                                  const std::string& file,
+                                                  const std::vector<FindingTemplate>& findings) {
+  std::string tape;
+  try {
+    tape = parse_json_file(json_text, file);
+  } catch (const Invalid& e) {
+    return make_error(ErrorCode::parse, e.message);
+  }
+  return parse_signatures_doc(KbDoc{file, tape_root(tape)}, findings);
 }
 
 std::vector<std::string> unmatched_examples(const std::vector<Signature>& signatures) {
