@@ -30,7 +30,9 @@ loader::PathState SysRootProbe::probe(const std::string& path) {
       p.kind = std::string(platform::to_string(lst->kind));
       if (auto real = m_root.resolve(path)) {
         p.real_path = *real;
-        if (auto st = m_root.stat(path)) {
+        // Only a link needs a second look, at the file it leads to (whose folder resolve() has
+        // just seen): for anything else, what lstat saw is what stat sees.
+        if (auto st = lst->kind == platform::FileKind::symlink ? m_root.lstat(*real) : lst) {
           p.exists = true;
           p.kind = std::string(platform::to_string(st->kind));
           p.mode = fmt::format("{:04o}", st->mode & 07777U);

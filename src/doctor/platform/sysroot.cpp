@@ -89,6 +89,10 @@ std::filesystem::path SysRoot::host_path(std::string_view inner) const {
 // sysroot as "/": each component is lstat'ed on the host, and a symlink's target is spliced in
 // front of the components still to visit (an absolute target restarts at the sysroot).
 Expected<std::string> SysRoot::resolve(std::string_view inner) const {
+  return resolve_as(inner, false);
+}
+
+Expected<std::string> SysRoot::resolve_as(std::string_view inner, bool directory) const {
   std::deque<std::string> todo = components(inner);
   std::vector<std::string> done;
   int links = 0;
@@ -104,9 +108,11 @@ Expected<std::string> SysRoot::resolve(std::string_view inner) const {
     done.push_back(part);
     const std::string current = to_inner(done);
     // A component with more to come is a directory or a link to one: those repeat across every
-    // lookup of a run (/usr, /usr/lib, /usr/local/cuda), so what they are is looked up once. The
-    // last component is always examined afresh.
-    const bool intermediate = !todo.empty();
+    // lookup of a run (/usr, /usr/lib, /usr/local/cuda), so what they are is looked up once. So
+    // is the last component of a path resolved as a directory (the folder of a file that lstat()
+    // examines: a search tries many names in the same folder). Any other last component is
+    // examined afresh.
+    const bool intermediate = !todo.empty() || directory;
     std::optional<std::string> cached_target;
     bool cached = false;
     if (intermediate) {
@@ -228,7 +234,7 @@ Expected<FileStat> SysRoot::lstat(std::string_view inner) const {
   if (normal == "/") {
     return lstat_path(m_root);
   }
-  auto dir = resolve(util::parent_path(normal));
+  auto dir = resolve_as(util::parent_path(normal), true);
   if (!dir) {
     return tl::unexpected(dir.error());
   }
@@ -249,7 +255,7 @@ Expected<FileStat> SysRoot::stat(std::string_view inner) const {
 
 Expected<std::string> SysRoot::read_link(std::string_view inner) const {
   const std::string normal = util::normalize_path(inner);
-  auto dir = resolve(util::parent_path(normal));
+  auto dir = resolve_as(util::parent_path(normal), true);
   if (!dir) {
     return tl::unexpected(dir.error());
   }

@@ -99,6 +99,10 @@ public:
   bool exists(std::string_view inner) const;
 
 private:
+  // resolve(); with `directory`, the last component too is remembered in m_components (it is
+  // the folder of a file being looked up).
+  Expected<std::string> resolve_as(std::string_view inner, bool directory) const;
+
   // `error` of host path `host` restated for inner path `inner`.
   static Error
   inner_error(const Error& error, const std::filesystem::path& host, std::string_view inner);
