@@ -6,8 +6,9 @@ Both print the whole DT_NEEDED tree of a library with where each dependency is f
 also records every path considered and reads each ELF file's headers for the loader model. Each
 library is given to both tools in turn, interleaved (A B A B …) after one warm-up each, so that
 drift of a shared machine hits both alike; the median wall time and peak resident memory (wait4
-time, from one more run) are reported per library, with the ratio libtree / doctor from the same run (above 1: the
-doctor is faster).
+time, from one more run) and the user-space instructions (`perf stat`, where the machine exposes
+the counter) are reported per library, with the ratio libtree / doctor from the same run (above
+1: the doctor is faster), and the doctor's start-up floor (`--version`) measured the same way.
 
   bench/bench_resolve.py --doctor build/release/src/cli/cudnn-doctor [--runs 20] [LIB ...]
 
@@ -21,7 +22,7 @@ import shutil
 import statistics
 import sys
 
-from benchlib import fmt_mb, peak_rss_mb, wall_time
+from benchlib import fmt_instructions, fmt_mb, instructions, peak_rss_mb, wall_time
 
 
 def default_libraries(venv):
@@ -57,8 +58,14 @@ def main():
     env.pop("LD_LIBRARY_PATH", None)  # both tools see the same, default, search path
     print(f"{len(libs)} libraries; {os.cpu_count()} CPUs; {args.runs} runs each after one warm-up, "
           f"interleaved; LD_LIBRARY_PATH unset\n")
-    print("| library | doctor median (s) | doctor MB | libtree median (s) | libtree MB | libtree / doctor |")
-    print("|---|---|---|---|---|---|")
+    floor_argv = [doctor, "--version"]
+    wall_time(floor_argv, env)
+    floor = statistics.median(wall_time(floor_argv, env)[0] for _ in range(args.runs))
+    print(f"doctor start-up floor (`--version`): median {floor:.4f} s, "
+          f"{fmt_mb(peak_rss_mb(floor_argv, env))} MB, {fmt_instructions(instructions(floor_argv, env))}\n")
+    print("| library | doctor median (s) | doctor MB | doctor instructions | libtree median (s) | "
+          "libtree MB | libtree instructions | libtree / doctor |")
+    print("|---|---|---|---|---|---|---|---|")
     ratios = []
     failures = 0
     for lib in libs:
@@ -72,13 +79,15 @@ def main():
                 results[name].append(wall_time(argv, env))
         med = {n: statistics.median(w for w, _ in r) for n, r in results.items()}
         mem = {n: peak_rss_mb(argv, env) for n, argv in commands.items()}
+        ins = {n: fmt_instructions(instructions(argv, env)) for n, argv in commands.items()}
         codes = {n: sorted({c for _, c in r}) for n, r in results.items()}
         pair = [lt[0] / d[0] for d, lt in zip(results["doctor"], results["libtree"])]
         ratios.append(statistics.median(pair))
         note = "" if codes["doctor"] == [0] and codes["libtree"] == [0] else f" (exit codes {codes})"
         failures += codes["doctor"] != [0]
         print(f"| `{os.path.basename(lib)}` | {med['doctor']:.4f} | {fmt_mb(mem['doctor'])} | "
-              f"{med['libtree']:.4f} | {fmt_mb(mem['libtree'])} | {statistics.median(pair):.2f}x{note} |")
+              f"{ins['doctor']} | {med['libtree']:.4f} | {fmt_mb(mem['libtree'])} | {ins['libtree']} | "
+              f"{statistics.median(pair):.2f}x{note} |")
     print(f"\nlibtree / doctor over all libraries: median {statistics.median(ratios):.2f}x "
           f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x)")
     return 1 if failures else 0

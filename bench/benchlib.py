@@ -13,6 +13,7 @@ import tempfile
 import time
 
 GNU_TIME = shutil.which("time", path="/usr/bin:/bin")
+PERF = shutil.which("perf")
 
 
 def wall_time(argv, env=None):
@@ -35,6 +36,30 @@ def peak_rss_mb(argv, env=None):
         return int(text[-1]) / 1024.0
     except (IndexError, ValueError):
         return None
+
+
+def instructions(argv, env=None):
+    """User-space instructions the command (and its children) retired, from `perf stat`, or the
+    reason there is no count: "no perf" or what perf said ("<not supported>" in most VMs, whose
+    hypervisor hides the hardware counters)."""
+    if PERF is None:
+        return None, "no perf"
+    with tempfile.NamedTemporaryFile("r") as out:
+        subprocess.run([PERF, "stat", "-x,", "-e", "instructions:u", "-o", out.name, "--"] + list(argv),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+        for line in out.read().splitlines():
+            fields = line.split(",")
+            if len(fields) > 2 and fields[2].startswith("instructions"):
+                try:
+                    return int(fields[0]), None
+                except ValueError:
+                    return None, fields[0] or "no count"
+    return None, "no count"
+
+
+def fmt_instructions(result):
+    count, why = result
+    return f"{count / 1e6:.1f} M" if count is not None else f"n/a ({why})"
 
 
 def series(commands, runs):

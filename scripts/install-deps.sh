@@ -28,6 +28,8 @@ PKGS+=(ccache)
 PKGS+=(libhivex-dev libhivex-bin libwin-hivex-perl)
 # bench/bench_explain.py measures explain against ripgrep.
 PKGS+=(ripgrep)
+# bench/bench_resolve.py and tests/cli/test_resolve_libtree.py compare `resolve --tree` with libtree.
+PKGS+=(libtree)
 
 missing=()
 for p in "${PKGS[@]}"; do
