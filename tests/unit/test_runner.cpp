@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "support/facts_fixtures.hpp"
 
+#include <doctor/checks/helpers.hpp>
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <vector>
 
 namespace doctor {
 namespace {
@@ -80,6 +83,35 @@ TEST(runner, findings_are_sorted_worst_first) {
   ASSERT_EQ(findings.size(), 2U);
   EXPECT_EQ(findings[0].severity, Severity::error);
   EXPECT_EQ(findings[1].severity, Severity::info);
+}
+
+// The walks two checks of one run were given.
+std::vector<const void*> g_walks_seen; // NOLINT: written by the checks below, read by the test
+
+void walk_check(const facts::Facts& facts, const kb::KnowledgeBase& kb, checks::FindingSink&) {
+  g_walks_seen.push_back(checks::loader_contexts(facts, kb).get());
+  g_walks_seen.push_back(checks::windows_loader_contexts(facts, kb).get());
+}
+
+TEST(runner, the_checks_of_one_run_share_one_loader_walk) {
+  const auto kb = *kb::KnowledgeBase::load_embedded();
+  const facts::Facts facts = test::machine_without_gpu();
+  const checks::CheckDef defs[] = {{"first", k_info_ids, walk_check},
+                                   {"second", k_info_ids, walk_check}};
+  g_walks_seen.clear();
+  checks::run_checks(facts, kb, defs);
+  ASSERT_EQ(g_walks_seen.size(), 4U);
+  EXPECT_EQ(g_walks_seen[0], g_walks_seen[2]); // Linux walk, both checks
+  EXPECT_EQ(g_walks_seen[1], g_walks_seen[3]); // Windows walk, both checks
+  // Outside a run, each call walks afresh: nothing outlives the run that shared it.
+  const auto a = checks::loader_contexts(facts, kb);
+  const auto b = checks::loader_contexts(facts, kb);
+  EXPECT_NE(a.get(), b.get());
+  // A walks scope answers only for its own facts.
+  const facts::Facts other = facts;
+  const checks::LoaderWalks walks(facts, kb);
+  EXPECT_EQ(checks::loader_contexts(facts, kb).get(), checks::loader_contexts(facts, kb).get());
+  EXPECT_NE(checks::loader_contexts(other, kb).get(), checks::loader_contexts(facts, kb).get());
 }
 
 } // namespace

@@ -195,7 +195,8 @@ void check_multiple_cudnn(const facts::Facts& facts, const kb::KnowledgeBase&, F
 void check_loader_not_found(const facts::Facts& facts,
                             const kb::KnowledgeBase& kb,
                             FindingSink& out) {
-  const std::vector<loader::LoadContext> all = loader_contexts(facts, kb);
+  const auto walks = loader_contexts(facts, kb);
+  const std::vector<loader::LoadContext>& all = *walks;
   // (requesting file, name) pairs a framework finding already covers.
   std::set<std::pair<std::string, std::string>> covered;
   // cuDNN libraries whose own DT_NEEDED cannot be met, by the directory they are in: one finding
@@ -260,7 +261,8 @@ void check_loader_cudnn_split(const facts::Facts& facts,
                               FindingSink& out) {
   loader::FactsProbe probe(facts);
   std::set<std::string> reported;
-  for (const loader::LoadContext& ctx : loader_contexts(facts, kb)) {
+  const auto contexts = loader_contexts(facts, kb);
+  for (const loader::LoadContext& ctx : *contexts) {
     std::map<std::string, std::vector<const loader::LoadStep*>> by_dispatcher;
     for (const loader::LoadStep& step : ctx.steps) {
       if (step.resolution.chosen && step.role == loader::LibraryRole::cudnn_sublibrary
@@ -314,7 +316,8 @@ void check_loader_cudnn_split(const facts::Facts& facts,
 void check_loader_shadowed(const facts::Facts& facts,
                            const kb::KnowledgeBase& kb,
                            FindingSink& out) {
-  for (const loader::LoadContext& ctx : loader_contexts(facts, kb)) {
+  const auto contexts = loader_contexts(facts, kb);
+  for (const loader::LoadContext& ctx : *contexts) {
     if (!is_framework(ctx) || ctx.shipped_cudnn_dir.empty()) {
       continue;
     }
@@ -354,7 +357,8 @@ void check_loader_shadowed(const facts::Facts& facts,
 // driver's library by any walk.
 void check_loader_stub(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out) {
   std::set<std::string> reported;
-  for (const loader::LoadContext& ctx : loader_contexts(facts, kb)) {
+  const auto contexts = loader_contexts(facts, kb);
+  for (const loader::LoadContext& ctx : *contexts) {
     for (const loader::LoadStep& step : ctx.steps) {
       const loader::Resolution& r = step.resolution;
       if (step.role != loader::LibraryRole::driver || !r.chosen || !is_stub(r.chosen->real_path)

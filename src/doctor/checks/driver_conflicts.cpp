@@ -194,7 +194,8 @@ void check_driver_library(const facts::Facts& facts,
   if (!facts.driver.kernel_module_version) {
     return;
   }
-  for (const loader::LoadContext& ctx : loader_contexts(facts, kb)) {
+  const auto contexts = loader_contexts(facts, kb);
+  for (const loader::LoadContext& ctx : *contexts) {
     if (ctx.id != "program") {
       continue;
     }

@@ -175,22 +175,62 @@ std::size_t paths_searched(const loader::Resolution& r) {
   return n;
 }
 
-std::vector<loader::LoadContext> loader_contexts(const facts::Facts& facts,
-                                                 const kb::KnowledgeBase& kb) {
-  if (facts.collection.os_family != "linux" || facts.probed_paths.empty()) {
-    return {};
-  }
-  loader::FactsProbe probe(facts);
-  return loader::analyse_linux(facts, kb, probe);
+namespace {
+
+// The innermost LoaderWalks of this thread, or null. Scoped, not global state: each LoaderWalks
+// sets it for its own lifetime and restores the one before.
+thread_local LoaderWalks* t_walks = nullptr;
+
+LoaderWalks* walks_for(const facts::Facts& facts, const kb::KnowledgeBase& kb) {
+  return t_walks != nullptr && &t_walks->facts() == &facts && &t_walks->kb() == &kb ? t_walks
+                                                                                    : nullptr;
 }
 
-std::vector<loader::WindowsLoadContext> windows_loader_contexts(const facts::Facts& facts,
-                                                                const kb::KnowledgeBase& kb) {
-  if (facts.collection.os_family != "windows" || facts.probed_paths.empty()) {
-    return {};
+} // namespace
+
+LoaderWalks::LoaderWalks(const facts::Facts& facts, const kb::KnowledgeBase& kb)
+    : m_facts(facts)
+    , m_kb(kb)
+    , m_outer(t_walks) {
+  t_walks = this;
+}
+
+LoaderWalks::~LoaderWalks() {
+  t_walks = m_outer;
+}
+
+std::shared_ptr<const std::vector<loader::LoadContext>>
+loader_contexts(const facts::Facts& facts, const kb::KnowledgeBase& kb) {
+  LoaderWalks* walks = walks_for(facts, kb);
+  if (walks != nullptr && walks->linux_walk) {
+    return walks->linux_walk;
   }
-  loader::FactsProbe probe(facts);
-  return loader::analyse_windows(facts, kb, probe);
+  auto walk = std::make_shared<std::vector<loader::LoadContext>>();
+  if (facts.collection.os_family == "linux" && !facts.probed_paths.empty()) {
+    loader::FactsProbe probe(facts);
+    *walk = loader::analyse_linux(facts, kb, probe);
+  }
+  if (walks != nullptr) {
+    walks->linux_walk = walk;
+  }
+  return walk;
+}
+
+std::shared_ptr<const std::vector<loader::WindowsLoadContext>>
+windows_loader_contexts(const facts::Facts& facts, const kb::KnowledgeBase& kb) {
+  LoaderWalks* walks = walks_for(facts, kb);
+  if (walks != nullptr && walks->windows_walk) {
+    return walks->windows_walk;
+  }
+  auto walk = std::make_shared<std::vector<loader::WindowsLoadContext>>();
+  if (facts.collection.os_family == "windows" && !facts.probed_paths.empty()) {
+    loader::FactsProbe probe(facts);
+    *walk = loader::analyse_windows(facts, kb, probe);
+  }
+  if (walks != nullptr) {
+    walks->windows_walk = walk;
+  }
+  return walk;
 }
 
 } // namespace doctor::checks

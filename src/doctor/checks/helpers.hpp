@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,13 +75,36 @@ void add_search_steps(const loader::Resolution& r, FindingDraft& d);
 std::size_t paths_searched(const loader::Resolution& r);
 
 // The loader walk, answered from the snapshot. Returns nothing for a facts file that never had
-// a loader walk (not Linux, or an older snapshot).
-std::vector<loader::LoadContext> loader_contexts(const facts::Facts& facts,
-                                                 const kb::KnowledgeBase& kb);
+// a loader walk (not Linux, or an older snapshot). Under a LoaderWalks of the same facts and
+// knowledge base, the walk is made once and shared.
+std::shared_ptr<const std::vector<loader::LoadContext>>
+loader_contexts(const facts::Facts& facts, const kb::KnowledgeBase& kb);
 
 // The Windows loader walk, answered from the snapshot. Returns nothing for a facts file that is not
-// Windows or never had a loader walk.
-std::vector<loader::WindowsLoadContext> windows_loader_contexts(const facts::Facts& facts,
-                                                                const kb::KnowledgeBase& kb);
+// Windows or never had a loader walk. Shared under a LoaderWalks, as loader_contexts().
+std::shared_ptr<const std::vector<loader::WindowsLoadContext>>
+windows_loader_contexts(const facts::Facts& facts, const kb::KnowledgeBase& kb);
+
+// While one lives on a thread, loader_contexts() and windows_loader_contexts() of exactly these
+// facts and knowledge base walk once and answer later calls with the same walk: the checks of
+// one run_checks() ask for it six times, and a walk is the dearest part of judging a machine.
+// The facts and the knowledge base must not change while it lives.
+class LoaderWalks {
+public:
+  LoaderWalks(const facts::Facts& facts, const kb::KnowledgeBase& kb);
+  ~LoaderWalks();
+  LoaderWalks(const LoaderWalks&) = delete;
+  LoaderWalks& operator=(const LoaderWalks&) = delete;
+
+  const facts::Facts& facts() const { return m_facts; }
+  const kb::KnowledgeBase& kb() const { return m_kb; }
+  std::shared_ptr<const std::vector<loader::LoadContext>> linux_walk;
+  std::shared_ptr<const std::vector<loader::WindowsLoadContext>> windows_walk;
+
+private:
+  const facts::Facts& m_facts;
+  const kb::KnowledgeBase& m_kb;
+  LoaderWalks* m_outer; // the one this replaced on this thread, restored at the end
+};
 
 } // namespace doctor::checks

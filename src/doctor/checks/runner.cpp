@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/checks/helpers.hpp>
 #include <doctor/checks/runner.hpp>
 #include <doctor/kb/render.hpp>
 
@@ -39,6 +40,7 @@ std::vector<Finding> run_checks(const facts::Facts& facts,
                                 const kb::KnowledgeBase& kb,
                                 std::span<const CheckDef> checks) {
   std::vector<Finding> out;
+  const LoaderWalks walks(facts, kb); // the checks share one loader walk
   for (const CheckDef& check : checks) {
     FindingSink sink;
     try {

@@ -129,7 +129,7 @@ void check_cudnn_for_framework(const facts::Facts& facts,
       std::string expected_source;
       const auto expected = expected_cudnn(compat, fw, os, expected_source);
       std::string how;
-      const facts::CudnnInstall* inst = cudnn_of(facts, contexts, env, fw, how);
+      const facts::CudnnInstall* inst = cudnn_of(facts, *contexts, env, fw, how);
       if (!expected || !inst || !inst->version) {
         continue;
       }

@@ -128,7 +128,8 @@ void check_windows_loader(const facts::Facts& facts,
                           const kb::KnowledgeBase& kb,
                           FindingSink& out) {
   std::set<std::pair<std::string, std::string>> reported; // (requested by, name) or (path, "193")
-  for (const loader::WindowsLoadContext& ctx : windows_loader_contexts(facts, kb)) {
+  const auto contexts = windows_loader_contexts(facts, kb);
+  for (const loader::WindowsLoadContext& ctx : *contexts) {
     for (const loader::WindowsLoadStep& step : ctx.steps) {
       const loader::Resolution& r = step.resolution;
       if (r.unknown || step.role == loader::LibraryRole::driver) {
@@ -178,7 +179,8 @@ void check_windows_system_dir_copy(const facts::Facts& facts,
                                    const kb::KnowledgeBase& kb,
                                    FindingSink& out) {
   std::set<std::string> reported;
-  for (const loader::WindowsLoadContext& ctx : windows_loader_contexts(facts, kb)) {
+  const auto contexts = windows_loader_contexts(facts, kb);
+  for (const loader::WindowsLoadContext& ctx : *contexts) {
     for (const loader::WindowsLoadStep& step : ctx.steps) {
       const loader::Resolution& r = step.resolution;
       if (!r.chosen || !in_system_dir(r.chosen->via) || step.role == loader::LibraryRole::driver

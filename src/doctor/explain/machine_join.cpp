@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -174,7 +175,8 @@ void join_machine(ExplainResult& result,
   result.machine = label;
   result.machine_joined = true;
   const bool windows = os == "windows";
-  std::optional<std::vector<loader::WindowsLoadContext>> windows_contexts; // when first needed
+  // The Windows loader walk, when first needed.
+  std::shared_ptr<const std::vector<loader::WindowsLoadContext>> windows_contexts;
   for (ExplainedCause& c : result.causes) {
     const CauseClass cls = c.finding.cause_class;
     for (const Finding& f : machine_findings) {
