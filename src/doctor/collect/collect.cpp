@@ -20,8 +20,10 @@ using namespace facts; // the collectors fill in the facts model
 namespace {
 
 using CollectorFn = void (*)(const platform::SysRoot&, const CollectOptions&, Facts&);
-// A collector that waits on something slow and needs no other collector's facts: started on its
-// own thread before the others run, and its answer stored at its place in the list.
+// A collector that waits on something slow, needs no other collector's facts and gives none that
+// another collector reads (NVML: facts.driver.nvml): started on its own thread before the
+// others run, and its answer taken after they all have, so that the slow part overlaps all of
+// them.
 using StartFn = std::function<void(Facts&)> (*)(const platform::SysRoot&, const CollectOptions&);
 
 struct Collector {
@@ -161,20 +163,26 @@ Facts collect(const platform::SysRoot& root,
   facts.collection.live = root.is_live();
   facts.collection.collected_at = options.collected_at.empty() ? now_utc() : options.collected_at;
   const bool windows = root.os() == platform::OsFamily::windows;
-  for (const Collector& c : collectors_for(root)) {
-    if (!wanted(c, options)) {
-      continue;
-    }
+  const auto run_one = [&](const Collector& c, bool take_started) {
     try {
       if (const auto it = started.m_running.find(c.name); it != started.m_running.end()) {
-        it->second.get()(facts); // rethrows what the thread threw
-      } else {
+        if (take_started) {
+          it->second.get()(facts); // rethrows what the thread threw
+        }
+      } else if (!take_started) {
         c.run(root, options, facts);
       }
     } catch (const std::exception& e) {
       facts.collection.errors.push_back({c.name, e.what()});
     } catch (...) {
       facts.collection.errors.push_back({c.name, "unknown exception"});
+    }
+  };
+  for (const bool take_started : {false, true}) {
+    for (const Collector& c : collectors_for(root)) {
+      if (wanted(c, options)) {
+        run_one(c, take_started);
+      }
     }
   }
   if (windows) {
