@@ -199,38 +199,42 @@ LoaderWalks::~LoaderWalks() {
   t_walks = m_outer;
 }
 
-std::shared_ptr<const std::vector<loader::LoadContext>>
-loader_contexts(const facts::Facts& facts, const kb::KnowledgeBase& kb) {
+namespace {
+
+// The walk of `os` that `analyse` makes from the facts, shared through `slot` of the LoaderWalks
+// of these facts when there is one.
+template<typename Context, typename Analyse>
+std::shared_ptr<const std::vector<Context>>
+shared_walk(const facts::Facts& facts,
+            const kb::KnowledgeBase& kb,
+            std::string_view os,
+            std::shared_ptr<const std::vector<Context>> LoaderWalks::*slot,
+            Analyse analyse) {
   LoaderWalks* walks = walks_for(facts, kb);
-  if (walks != nullptr && walks->linux_walk) {
-    return walks->linux_walk;
+  if (walks != nullptr && walks->*slot) {
+    return walks->*slot;
   }
-  auto walk = std::make_shared<std::vector<loader::LoadContext>>();
-  if (facts.collection.os_family == "linux" && !facts.probed_paths.empty()) {
+  auto walk = std::make_shared<std::vector<Context>>();
+  if (facts.collection.os_family == os && !facts.probed_paths.empty()) {
     loader::FactsProbe probe(facts);
-    *walk = loader::analyse_linux(facts, kb, probe);
+    *walk = analyse(facts, kb, probe);
   }
   if (walks != nullptr) {
-    walks->linux_walk = walk;
+    walks->*slot = walk;
   }
   return walk;
 }
 
+} // namespace
+
+std::shared_ptr<const std::vector<loader::LoadContext>>
+loader_contexts(const facts::Facts& facts, const kb::KnowledgeBase& kb) {
+  return shared_walk(facts, kb, "linux", &LoaderWalks::linux_walk, loader::analyse_linux);
+}
+
 std::shared_ptr<const std::vector<loader::WindowsLoadContext>>
 windows_loader_contexts(const facts::Facts& facts, const kb::KnowledgeBase& kb) {
-  LoaderWalks* walks = walks_for(facts, kb);
-  if (walks != nullptr && walks->windows_walk) {
-    return walks->windows_walk;
-  }
-  auto walk = std::make_shared<std::vector<loader::WindowsLoadContext>>();
-  if (facts.collection.os_family == "windows" && !facts.probed_paths.empty()) {
-    loader::FactsProbe probe(facts);
-    *walk = loader::analyse_windows(facts, kb, probe);
-  }
-  if (walks != nullptr) {
-    walks->windows_walk = walk;
-  }
-  return walk;
+  return shared_walk(facts, kb, "windows", &LoaderWalks::windows_walk, loader::analyse_windows);
 }
 
 } // namespace doctor::checks
