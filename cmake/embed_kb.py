@@ -79,6 +79,10 @@ class Tape:
         return at
 
 
+def not_json(constant):
+    raise ValueError(f"{constant} is not JSON")
+
+
 def array(name, data):
     # Byte arrays, not string literals: any content is legal and no compiler limit on the length
     # of a literal applies. The trailing 0 keeps an empty file a legal array.
@@ -96,8 +100,9 @@ def main():
         with open(path, "rb") as f:
             text = f.read()
         try:
-            doc = json.loads(text.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            # NaN and Infinity are not JSON (nlohmann::json, which reads --kb-dir, refuses them).
+            doc = json.loads(text.decode("utf-8"), parse_constant=not_json)
+        except (UnicodeDecodeError, ValueError) as e:
             sys.exit(f"embed_kb.py: {path}: not JSON ({e})")
         tape = Tape()
         tape.encode(doc, name)

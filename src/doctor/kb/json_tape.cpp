@@ -74,7 +74,7 @@ public:
       break;
     }
     case T::string:
-    case T::binary:
+    case T::binary: // never the result of parsing text; written as an empty string
       text(v.is_string() ? std::string_view(v.get_ref<const std::string&>()) : std::string_view());
       break;
     case T::array: {
