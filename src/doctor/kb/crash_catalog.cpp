@@ -391,22 +391,20 @@ Expected<CrashCatalog> parse_crash_catalog(std::string_view xid_json,
                                            std::string_view bugchecks_json,
                                            const std::string& xid_file,
                                            const std::string& bugchecks_file) {
-  std::string xid_tape;
-  std::string bugchecks_tape;
-  try {
-    if (!xid_json.empty()) {
-      xid_tape = parse_json_file(xid_json, xid_file);
-    }
-    if (!bugchecks_json.empty()) {
-      bugchecks_tape = parse_json_file(bugchecks_json, bugchecks_file);
-    }
-  } catch (const Invalid& e) {
-    return make_error(ErrorCode::parse, e.message);
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!xid_json.empty()) {
+    files.emplace_back(xid_file, std::string(xid_json));
   }
-  const KbDoc xid{xid_file, tape_root(xid_tape)};
-  const KbDoc bugchecks{bugchecks_file, tape_root(bugchecks_tape)};
-  return parse_crash_docs(xid_json.empty() ? nullptr : &xid,
-                          bugchecks_json.empty() ? nullptr : &bugchecks);
+  if (!bugchecks_json.empty()) {
+    files.emplace_back(bugchecks_file, std::string(bugchecks_json));
+  }
+  const auto parsed = parse_texts(files);
+  if (!parsed) {
+    return tl::unexpected(parsed.error());
+  }
+  const std::vector<KbDoc>& docs = parsed->docs;
+  return parse_crash_docs(xid_json.empty() ? nullptr : &docs.front(),
+                          bugchecks_json.empty() ? nullptr : &docs.back());
 }
 
 } // namespace doctor::kb

@@ -60,17 +60,26 @@ bool JsonRow::has(const char* field) const {
   return m_value.find(field).has_value();
 }
 
-// The tape holds every whole number >= 0 as unsigned (json_tape.hpp): an integer field takes
-// either kind.
+namespace {
+
+// Whether a value of type `have` is read as `want`. The tape holds every whole number >= 0 as
+// unsigned (json_tape.hpp), so an integer field takes either kind; true and false are one kind.
+bool same_kind(JsonType want, JsonType have) {
+  const auto boolean = [](JsonType t) {
+    return t == JsonType::boolean_true || t == JsonType::boolean_false;
+  };
+  return want == have || (want == JsonType::number_integer && have == JsonType::number_unsigned)
+         || (boolean(want) && boolean(have));
+}
+
+} // namespace
+
 JsonView JsonRow::typed(const char* field, JsonType type) const {
   const auto value = m_value.find(field);
   if (!value) {
     fail(fmt::format("missing field \"{}\"", field));
   }
-  const bool ok =
-      value->type() == type
-      || (type == JsonType::number_integer && value->type() == JsonType::number_unsigned);
-  if (!ok) {
+  if (!same_kind(type, value->type())) {
     fail(fmt::format("field \"{}\" has the wrong type", field));
   }
   return *value;
@@ -114,14 +123,7 @@ std::int64_t JsonRow::integer(const char* field) const {
 }
 
 bool JsonRow::flag(const char* field) const {
-  const auto value = m_value.find(field);
-  if (!value) {
-    fail(fmt::format("missing field \"{}\"", field));
-  }
-  if (value->type() != JsonType::boolean_true && value->type() != JsonType::boolean_false) {
-    fail(fmt::format("field \"{}\" has the wrong type", field));
-  }
-  return value->boolean();
+  return typed(field, JsonType::boolean_true).boolean();
 }
 
 bool JsonRow::optional_flag(const char* field, bool fallback) const {

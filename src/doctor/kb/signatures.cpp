@@ -158,13 +158,11 @@ parse_signatures_doc(const KbDoc& doc, const std::vector<FindingTemplate>& findi
 Expected<std::vector<Signature>> parse_signatures(std::string_view json_text,
                                                   const std::string& file,
                                                   const std::vector<FindingTemplate>& findings) {
-  std::string tape;
-  try {
-    tape = parse_json_file(json_text, file);
-  } catch (const Invalid& e) {
-    return make_error(ErrorCode::parse, e.message);
+  const auto parsed = parse_texts({{file, std::string(json_text)}});
+  if (!parsed) {
+    return tl::unexpected(parsed.error());
   }
-  return parse_signatures_doc(KbDoc{file, tape_root(tape)}, findings);
+  return parse_signatures_doc(parsed->docs.front(), findings);
 }
 
 std::vector<std::string> unmatched_examples(const std::vector<Signature>& signatures) {
