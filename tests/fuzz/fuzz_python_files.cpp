@@ -38,6 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     break;
   case 7:
     parse_pyvenv_cfg_version(text);
+    pyvenv_cfg_includes_system_site(text);
+    parse_store_python_folder(text);
     break;
   case 8:
     parse_pyenv_versions(text);

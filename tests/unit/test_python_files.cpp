@@ -365,6 +365,45 @@ TEST(python_files, pyvenv_cfg_versions) {
   EXPECT_FALSE(parse_pyvenv_cfg_version(junk(1000, 5)));
 }
 
+TEST(python_files, pyvenv_cfg_system_site_packages) {
+  EXPECT_TRUE(
+      pyvenv_cfg_includes_system_site("home = C:\\Python311\r\n"
+                                      "include-system-site-packages = true\r\n"));
+  EXPECT_TRUE(pyvenv_cfg_includes_system_site("Include-System-Site-Packages=True\n"));
+  EXPECT_FALSE(pyvenv_cfg_includes_system_site("include-system-site-packages = false\n"));
+  EXPECT_FALSE(pyvenv_cfg_includes_system_site("include-system-site-packages = yes\n"));
+  EXPECT_FALSE(pyvenv_cfg_includes_system_site("home = /usr/bin\nversion = 3.11.7\n"));
+  EXPECT_FALSE(pyvenv_cfg_includes_system_site(junk(1000, 6)));
+}
+
+TEST(python_files, store_python_folder_names) {
+  const auto family =
+      parse_store_python_folder("PythonSoftwareFoundation.Python.3.11_qbz5n2kfra8p0");
+  ASSERT_TRUE(family);
+  EXPECT_EQ(family->minor_version, "3.11");
+  EXPECT_EQ(family->publisher_id, "qbz5n2kfra8p0");
+  EXPECT_FALSE(family->install_folder);
+  const auto full = parse_store_python_folder(
+      "pythonsoftwarefoundation.python.3.13_3.13.1264.0_x64__qbz5n2kfra8p0");
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->minor_version, "3.13");
+  EXPECT_EQ(full->package_version, "3.13.1264.0");
+  EXPECT_EQ(full->architecture, "x64");
+  EXPECT_EQ(full->publisher_id, "qbz5n2kfra8p0");
+  EXPECT_TRUE(full->install_folder);
+  for (const char* other :
+       {"Microsoft.WindowsTerminal_8wekyb3d8bbwe",
+        "PythonSoftwareFoundation.Python.3.11",
+        "PythonSoftwareFoundation.Python.3.11_",
+        "PythonSoftwareFoundation.Python.three_qbz5n2kfra8p0",
+        "PythonSoftwareFoundation.Python.3.11_qbz5n2kfra8p0_extra",
+        "PythonSoftwareFoundation.Python.3.11_3.11.2544.0_x64_res_qbz5n2kfra8p0",
+        "PythonSoftwareFoundation.Python.3.11_qbz5n2kf/../x"}) {
+    EXPECT_FALSE(parse_store_python_folder(other)) << other;
+  }
+  EXPECT_FALSE(parse_store_python_folder(junk(300, 7)));
+}
+
 TEST(python_files, conda_meta_python_record_names) {
   EXPECT_EQ(python_version_from_conda_meta("python-3.11.7-h955ad1f_0.json"), "3.11.7");
   EXPECT_EQ(python_version_from_conda_meta("python-3.12.0-hab00c5b_0_cpython.json"), "3.12.0");

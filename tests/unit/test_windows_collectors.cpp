@@ -246,5 +246,102 @@ TEST(WindowsCollectors, AnUnreadableHiveMakesItsFactsUnknownWithTheReason) {
   EXPECT_NE(w.user_path.reason().find("no HKCU hive"), std::string::npos) << w.user_path.reason();
 }
 
+// The Microsoft Store's Python: its PEP 514 key cannot be enumerated, so it is found by its
+// data folder under %LOCALAPPDATA%\Packages (known on a disk from the user's Shell Folders), and
+// pip's packages are in the folder's LocalCache\local-packages. A python.org Python's user
+// site-packages (%APPDATA%\Python\Python311) is read before its own.
+TEST(WindowsCollectors, StorePythonAndUserSitePackages) {
+  REQUIRE_HIVEXREGEDIT();
+  TempDir tmp;
+  make_disk(tmp);
+  ASSERT_TRUE(test::make_hive(tmp.at("Users/alice/NTUSER.DAT"), std::string(k_user_reg) + R"reg(
+[\Software\Microsoft\Windows\CurrentVersion\Explorer\Shell Folders]
+"Local AppData"="C:\\Users\\alice\\AppData\\Local"
+"AppData"="C:\\Users\\alice\\AppData\\Roaming"
+)reg"));
+  // The Store keeps the package's own keys (PEP 514's among them) in a private hive, not in
+  // NTUSER.DAT: on a disk the install folder is found by its name in WindowsApps, the newest.
+  tmp.write(
+      "Program Files/WindowsApps/PythonSoftwareFoundation.Python.3.11_3.11.1000.0_x64__"
+      "qbz5n2kfra8p0/python.exe",
+      "MZ");
+  const std::string store =
+      "Program "
+      "Files/WindowsApps/PythonSoftwareFoundation.Python.3.11_3.11.2544.0_x64__qbz5n2kfra8p0";
+  tmp.write(store + "/python.exe", "MZ");
+  tmp.write(store + "/Lib/site-packages/pip/__init__.py", "");
+  const std::string family = "PythonSoftwareFoundation.Python.3.11_qbz5n2kfra8p0";
+  const std::string store_site = "Users/alice/AppData/Local/Packages/" + family
+                                 + "/LocalCache/local-packages/Python311/site-packages";
+  tmp.write(store_site + "/torch/version.py", "__version__ = '2.5.1+cu121'\ncuda = '12.1'\n");
+  tmp.write(store_site + "/torch/__init__.py", "");
+  tmp.write(store_site + "/torch-2.5.1+cu121.dist-info/RECORD", "");
+  // A data folder of another package and a Store Python without an install folder in view.
+  test::mkdirs(
+      tmp.at("Users/alice/AppData/Local/Packages/Microsoft.WindowsTerminal_8wekyb3d8bbwe"));
+  test::mkdirs(
+      tmp.at("Users/alice/AppData/Local/Packages/PythonSoftwareFoundation.Python.3.12_"
+             "qbz5n2kfra8p0/LocalCache/local-packages/Python312/site-packages"));
+  // python.org's 3.11 (HKLM) with torch only in the user's site-packages.
+  tmp.write("Program Files/Python311/python.exe", "MZ");
+  test::mkdirs(tmp.at("Program Files/Python311/Lib/site-packages"));
+  const std::string user_site = "Users/alice/AppData/Roaming/Python/Python311/site-packages";
+  tmp.write(user_site + "/torch/version.py", "__version__ = '2.4.0+cu118'\ncuda = '11.8'\n");
+  tmp.write(user_site + "/torch/__init__.py", "");
+  tmp.write(user_site + "/torch-2.4.0+cu118.dist-info/RECORD", "");
+
+  const facts::Facts facts = collect_disk(tmp);
+  auto env_at = [&](const std::string& prefix) -> const facts::PythonEnv* {
+    for (const facts::PythonEnv& e : facts.python_envs) {
+      if (e.prefix == prefix) {
+        return &e;
+      }
+    }
+    return nullptr;
+  };
+  const facts::PythonEnv* app = env_at(
+      "C:\\Program Files\\WindowsApps\\PythonSoftwareFoundation.Python.3.11_3.11.2544.0_x64__"
+      "qbz5n2kfra8p0");
+  ASSERT_NE(app, nullptr);
+  EXPECT_EQ(app->kind, "store");
+  EXPECT_EQ(app->found_via, (std::vector<std::string>{"store:" + family}));
+  EXPECT_EQ(app->python_version.value_or(""), "3.11");
+  EXPECT_EQ(app->site_packages.value_or(""),
+            "C:\\Program Files\\WindowsApps\\PythonSoftwareFoundation.Python.3.11_3.11.2544.0_"
+            "x64__qbz5n2kfra8p0\\Lib\\site-packages");
+  ASSERT_EQ(app->frameworks.size(), 1U);
+  EXPECT_EQ(app->frameworks[0].name, "torch");
+  EXPECT_EQ(app->frameworks[0].location,
+            "C:\\Users\\alice\\AppData\\Local\\Packages\\" + family
+                + "\\LocalCache\\local-packages\\Python311\\site-packages\\torch");
+  EXPECT_EQ(app->frameworks[0].version.value_or(""), "2.5.1+cu121");
+
+  // 3.12 has no install folder in view: its data folder stands for it, with its user packages.
+  const facts::PythonEnv* data = env_at(
+      "C:\\Users\\alice\\AppData\\Local\\Packages\\PythonSoftwareFoundation.Python.3.12_"
+      "qbz5n2kfra8p0");
+  ASSERT_NE(data, nullptr);
+  EXPECT_EQ(data->kind, "store");
+  EXPECT_EQ(data->python_version.value_or(""), "3.12");
+  EXPECT_EQ(data->python_version.source(),
+            "name:C:\\Users\\alice\\AppData\\Local\\Packages\\PythonSoftwareFoundation.Python."
+            "3.12_qbz5n2kfra8p0");
+  EXPECT_EQ(data->site_packages.value_or(""),
+            "C:\\Users\\alice\\AppData\\Local\\Packages\\PythonSoftwareFoundation.Python.3.12_"
+            "qbz5n2kfra8p0\\LocalCache\\local-packages\\Python312\\site-packages");
+
+  const facts::PythonEnv* org = env_at("C:\\Program Files\\Python311");
+  ASSERT_NE(org, nullptr);
+  EXPECT_EQ(org->kind, "system");
+  EXPECT_EQ(org->site_packages.value_or(""), "C:\\Program Files\\Python311\\Lib\\site-packages");
+  ASSERT_EQ(org->frameworks.size(), 1U);
+  EXPECT_EQ(org->frameworks[0].location,
+            "C:\\Users\\alice\\AppData\\Roaming\\Python\\Python311\\site-packages\\torch");
+  EXPECT_EQ(org->frameworks[0].version.value_or(""), "2.4.0+cu118");
+  EXPECT_EQ(env_at("C:\\Users\\alice\\AppData\\Local\\Packages\\Microsoft.WindowsTerminal_"
+                   "8wekyb3d8bbwe"),
+            nullptr);
+}
+
 } // namespace
 } // namespace doctor::collect

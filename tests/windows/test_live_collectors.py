@@ -33,6 +33,10 @@ USER_PATH = r"C:\cudnn\bin;C:\Users\Public\tools"
 VENV = r"C:\venvs\tf"
 CONDA_ENV = r"C:\ProgramData\miniconda3\envs\gpu"
 UNICODE_BIN = "C:\\用户\\张伟\\cudnn\\bin"  # a folder a Chinese user name puts on PATH
+# The Microsoft Store's Python 3.12: its install folder, and pip's packages in its data folder
+# under %LOCALAPPDATA%\Packages (LocalCache\local-packages, the Store's PYTHONUSERBASE).
+STORE_FAMILY = "PythonSoftwareFoundation.Python.3.12_qbz5n2kfra8p0"
+STORE_APP = r"C:\Program Files\WindowsApps\PythonSoftwareFoundation.Python.3.12_3.12.2800.0_x64__qbz5n2kfra8p0"
 CUDNN_SET = ["cudnn64_8.dll", "cudnn_ops_infer64_8.dll", "cudnn_ops_train64_8.dll",
              "cudnn_cnn_infer64_8.dll", "cudnn_cnn_train64_8.dll", "cudnn_adv_infer64_8.dll",
              "cudnn_adv_train64_8.dll"]
@@ -88,6 +92,16 @@ class Wine:
 
     def shutdown(self):
         call(["wineserver", "-k"], self.env, 60)
+
+
+def populate_store_python(wine, tree):
+    local = wine.run(["cmd", "/c", "echo", "%LOCALAPPDATA%"]).stdout.strip()
+    tree.text(STORE_APP + r"\python.exe", "MZ")
+    tree.mkdir(STORE_APP + r"\Lib\site-packages")
+    site = local + "\\Packages\\" + STORE_FAMILY + r"\LocalCache\local-packages\Python312\site-packages"
+    tree.text(site + r"\torch\version.py", "__version__ = '2.5.1+cu124'\ncuda = '12.4'\n")
+    tree.text(site + r"\torch-2.5.1+cu124.dist-info\METADATA", "Name: torch\nVersion: 2.5.1+cu124\n")
+    return site
 
 
 def populate(wine, tree):
@@ -168,6 +182,13 @@ def check_report(report):
         expect(torch and torch[0]["version"] == "2.1.0+cu118", f"frameworks {pythons[0]['frameworks']}")
     kinds = {p["prefix"].lower(): (p["kind"], p["python_version"]) for p in inv["python_environments"]}
     expect(kinds.get(VENV.lower()) == ("venv", "3.11.7"), f"venv: {kinds}")
+    store = [p for p in inv["python_environments"] if p["prefix"].lower() == STORE_APP.lower()]
+    expect(len(store) == 1 and store[0]["kind"] == "store" and store[0]["python_version"] == "3.12",
+           f"Store Python {STORE_APP}: {kinds}")
+    if store:
+        torch = [f for f in store[0]["frameworks"] if f["name"] == "torch"]
+        expect(torch and torch[0]["version"] == "2.5.1+cu124",
+               f"Store Python frameworks {store[0]['frameworks']}")
     expect(kinds.get(CONDA_ENV.lower()) == ("conda", "3.10.13"), f"conda env: {kinds}")
     conda_bin = (CONDA_ENV + r"\Library\bin").lower()
     conda = [c for c in inv["cudnn"] if c["dir"].lower() == conda_bin]
@@ -201,6 +222,11 @@ def check_snapshot(snap):
     regs32 = [r for r in (win["python_registrations"].get("value") or []) if r["tag"] == "3.9-32"]
     expect(len(regs32) == 1 and regs32[0]["hive"] == "HKLM32"
            and regs32[0]["executable"] == r"C:\Python39-32\python.exe", f"32-bit registration {regs32}")
+    store = [e for e in snap["python_envs"] if e["prefix"].lower() == STORE_APP.lower()]
+    locations = [f["location"].lower() for e in store for f in e["frameworks"]]
+    expect(len(locations) == 1 and r"\localcache\local-packages\python312\site-packages\torch"
+           in locations[0], f"Store Python's torch is read from its user site-packages: {locations}")
+    expect(store and store[0]["found_via"] == ["store:" + STORE_FAMILY], f"Store Python: {store}")
     build = win["build"].get("value") or ""
     expect(build.count(".") >= 2, f"build {win['build']}")
     expect(win["build"].get("source", "").startswith("api:RtlGetVersion"), f"build source {win['build']}")
@@ -265,6 +291,7 @@ def examine(wine, work, prefix, exe):
     tree = run_winloader.WinTree(os.path.join(work, "tree"))
     tree.drives["C:"] = os.path.join(prefix, "drive_c")
     populate(wine, tree)
+    populate_store_python(wine, tree)
     env = {"WINEPATH": CUDNN_BIN + ";" + UNICODE_BIN, "CUDA_PATH": TOOLKIT, "VIRTUAL_ENV": VENV,
            "CONDA_PREFIX": CONDA_ENV}
     check = wine.run([exe, "check", "--format", "json", "--fail-on", "critical"], env, check=False)

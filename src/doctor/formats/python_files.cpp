@@ -4,6 +4,7 @@
 #include <doctor/util/strings.hpp>
 #include <doctor/util/version.hpp>
 
+#include <algorithm>
 #include <map>
 
 namespace doctor::formats {
@@ -317,6 +318,54 @@ std::optional<std::string> parse_pyvenv_cfg_version(std::string_view text) {
     }
   }
   return version ? version : version_info;
+}
+
+bool pyvenv_cfg_includes_system_site(std::string_view text) {
+  for (std::string_view line : util::split_lines(text)) {
+    const auto eq = line.find('=');
+    if (eq != std::string_view::npos
+        && util::to_lower(util::trim(line.substr(0, eq))) == "include-system-site-packages") {
+      return util::to_lower(util::trim(line.substr(eq + 1))) == "true";
+    }
+  }
+  return false;
+}
+
+std::optional<StorePythonName> parse_store_python_folder(std::string_view name) {
+  // PackageFamilyName = Name_PublisherId; PackageFullName =
+  // Name_Version_Architecture_ResourceId_PublisherId, with an empty ResourceId ("__").
+  constexpr std::string_view k_name = "pythonsoftwarefoundation.python.";
+  const std::string lower = util::to_lower(name);
+  if (!lower.starts_with(k_name) || name.size() > 255) {
+    return std::nullopt;
+  }
+  const std::vector<std::string_view> parts =
+      util::split(std::string_view(name).substr(k_name.size()), '_');
+  auto is_version = [](std::string_view v, std::size_t min_parts) {
+    auto parsed = Version::parse(v);
+    return parsed && parsed->size() >= min_parts && parsed->str() == v;
+  };
+  auto is_publisher = [](std::string_view id) {
+    return !id.empty() && id.size() <= 32 && std::all_of(id.begin(), id.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    });
+  };
+  StorePythonName out;
+  if (parts.size() == 2 && is_version(parts[0], 2) && is_publisher(parts[1])) {
+    out.minor_version = std::string(parts[0]);
+    out.publisher_id = std::string(parts[1]);
+    return out;
+  }
+  if (parts.size() == 5 && is_version(parts[0], 2) && is_version(parts[1], 2) && !parts[2].empty()
+      && is_publisher(parts[2]) && parts[3].empty() && is_publisher(parts[4])) {
+    out.minor_version = std::string(parts[0]);
+    out.package_version = std::string(parts[1]);
+    out.architecture = std::string(parts[2]);
+    out.publisher_id = std::string(parts[4]);
+    out.install_folder = true;
+    return out;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> python_version_from_conda_meta(std::string_view file_name) {

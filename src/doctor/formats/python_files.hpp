@@ -121,6 +121,26 @@ std::optional<OnnxruntimeBuildInfo> parse_onnxruntime_build_info(std::string_vie
 // `version_info = 3.11.7.final.0` (virtualenv, uv), as "3.11.7"; nullopt if neither is there.
 std::optional<std::string> parse_pyvenv_cfg_version(std::string_view text);
 
+// Whether a venv's pyvenv.cfg sets `include-system-site-packages = true` (then the base
+// interpreter's site-packages and the user's site-packages stay on sys.path); false when the
+// key is absent or has any other value, as site.py reads it.
+bool pyvenv_cfg_includes_system_site(std::string_view text);
+
+// The Microsoft Store's Python package, from the name of its data folder under
+// %LOCALAPPDATA%\Packages ("PythonSoftwareFoundation.Python.3.11_qbz5n2kfra8p0", the package
+// family name) or of its install folder under Program Files\WindowsApps
+// ("PythonSoftwareFoundation.Python.3.11_3.11.2544.0_x64__qbz5n2kfra8p0", the full name).
+struct StorePythonName {
+  std::string minor_version;   // "3.11"
+  std::string publisher_id;    // "qbz5n2kfra8p0"
+  std::string package_version; // "3.11.2544.0" (install folders only)
+  std::string architecture;    // "x64" (install folders only)
+  bool install_folder = false; // the full name of an install folder, not a family name
+};
+
+// Parses a Store Python folder name (compared without case). Returns nullopt for any other name.
+std::optional<StorePythonName> parse_store_python_folder(std::string_view name);
+
 // Returns the version of a conda-meta record of the python package
 // ("python-3.11.7-h955ad1f_0.json" -> "3.11.7"); nullopt for any other file name
 // ("python-dateutil-2.8.2-pyhd3eb1b0_0.json", "python_abi-3.11-4_cp311.json").

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 namespace doctor::loader {
@@ -88,9 +89,19 @@ WindowsPythonProcess windows_python_process(const facts::Facts& facts,
       p.environment[k] = v;
     }
   }
-  const std::string site_key = windows_path_key(p.site_packages);
+  // The listings of this environment's folders: its site-packages and, for a framework in the
+  // user's site-packages (PEP 370), the folder that holds it.
+  std::vector<std::string> site_keys = {windows_path_key(p.site_packages)};
+  for (const facts::Framework& fw : env.frameworks) {
+    if (!fw.location.empty()) {
+      site_keys.push_back(windows_path_key(windows_parent(fw.location)));
+    }
+  }
   for (const auto& [dir, names] : facts.windows.dll_listings) {
-    if (windows_path_key(dir).starts_with(site_key)) {
+    const std::string key = windows_path_key(dir);
+    if (std::any_of(site_keys.begin(), site_keys.end(), [&](const std::string& site) {
+          return key.starts_with(site + "\\") || key == site;
+        })) {
       p.listings[dir] = names;
     }
   }

@@ -214,7 +214,7 @@ struct Framework {
 
 struct PythonEnv {
   std::string prefix;
-  std::string kind;                   // "venv", "conda", "pyenv", "system"
+  std::string kind; // "venv", "conda", "pyenv", "system", "store" (the Microsoft Store's Python)
   std::vector<std::string> found_via; // "PATH:python3", "env:VIRTUAL_ENV", "env:CONDA_PREFIX", …
   Fact<std::string> python_version;
   Fact<std::string> site_packages;

@@ -32,8 +32,8 @@ inline constexpr std::array<std::string_view, 8> k_file_kinds = {"regular",
                                                                  "socket",
                                                                  "other"};
 // python_envs[].kind
-inline constexpr std::array<std::string_view, 4> k_python_env_kinds = {
-    "venv", "conda", "pyenv", "system"};
+inline constexpr std::array<std::string_view, 5> k_python_env_kinds = {
+    "venv", "conda", "pyenv", "system", "store"};
 // python_envs[].frameworks[].name
 inline constexpr std::array<std::string_view, 5> k_framework_names = {
     "torch", "tensorflow", "jax", "paddle", "onnxruntime"};

@@ -9,11 +9,14 @@
 #include <doctor/formats/python_files.hpp>
 #include <doctor/loader/windows_search.hpp>
 #include <doctor/util/strings.hpp>
+#include <doctor/util/version.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
 
 namespace doctor::collect {
 
@@ -88,10 +91,136 @@ std::vector<PythonRegistration> pep514_registrations(const platform::SysRoot& ro
 }
 
 struct WindowsPythonCandidate {
+  WindowsPythonCandidate(std::string prefix_,
+                         std::string via_,
+                         std::string version_,
+                         std::string userbase_ = "",
+                         std::string version_source_ = "registry:SysVersion")
+      : prefix(std::move(prefix_))
+      , via(std::move(via_))
+      , version(std::move(version_))
+      , userbase(std::move(userbase_))
+      , version_source(std::move(version_source_)) {}
   std::string prefix;
   std::string via;
-  std::string version; // from a registration, when it says
+  std::string version;  // from a registration, when it says
+  std::string userbase; // the Store Python's PYTHONUSERBASE; "" for any other
+  std::string version_source;
 };
+
+// A folder of the examined user's profile: the variable `name` (LOCALAPPDATA, APPDATA), else
+// %USERPROFILE%\<under_profile>, else what the user's own hive records under Explorer's Shell
+// Folders (`shell_folder`), which is how a mounted disk's user is known.
+std::optional<std::string> user_folder(const platform::SysRoot& root,
+                                       std::string_view name,
+                                       std::string_view under_profile,
+                                       std::string_view shell_folder) {
+  if (auto v = windows_env(root, name); v && !v->empty()) {
+    return loader::normalize_windows_path(*v);
+  }
+  if (auto home = windows_env(root, "USERPROFILE"); home && !home->empty()) {
+    return loader::windows_join(loader::normalize_windows_path(*home), under_profile);
+  }
+  const auto recorded =
+      registry_text(root,
+                    RegistryRoot::current_user,
+                    "Software\\Microsoft\\Windows\\CurrentVersion\\Explorer\\Shell Folders",
+                    shell_folder);
+  if (recorded && !recorded->empty()) {
+    return loader::normalize_windows_path(expand_windows_variables(root, *recorded));
+  }
+  return std::nullopt;
+}
+
+// The install folder of the Store Python `family` (a data folder's name): where the user's PEP
+// 514 key points, if it names that package; else the newest matching folder in WindowsApps,
+// which only an administrator may list on a live machine. "" when neither tells.
+std::string store_install_folder(const platform::SysRoot& root,
+                                 const formats::StorePythonName& family,
+                                 std::string& version,
+                                 std::string& version_source) {
+  const std::string key =
+      fmt::format("Software\\Python\\PythonCore\\{}\\InstallPath", family.minor_version);
+  const auto registered = registry_text(root, RegistryRoot::current_user, key, "");
+  if (registered) {
+    const std::string dir = loader::normalize_windows_path(*registered);
+    const auto named = formats::parse_store_python_folder(loader::windows_file_name(dir));
+    if (named && named->install_folder && named->minor_version == family.minor_version
+        && util::to_lower(named->publisher_id) == util::to_lower(family.publisher_id)) {
+      const auto sys_version =
+          registry_text(root,
+                        RegistryRoot::current_user,
+                        fmt::format("Software\\Python\\PythonCore\\{}", family.minor_version),
+                        "SysVersion");
+      version = sys_version ? *sys_version : family.minor_version;
+      version_source = sys_version ? registry_source(
+                           root,
+                           RegistryRoot::current_user,
+                           fmt::format("Software\\Python\\PythonCore\\{}", family.minor_version),
+                           "SysVersion")
+                                   : fmt::format("name:{}", dir);
+      return dir;
+    }
+  }
+  const std::string program_files = loader::normalize_windows_path(
+      windows_env(root, "ProgramFiles").value_or("C:\\Program Files"));
+  const std::string apps = loader::windows_join(program_files, "WindowsApps");
+  std::string best;
+  std::optional<Version> best_version;
+  if (auto entries = list_windows_dir(root, apps)) {
+    for (const platform::DirEntry& e : *entries) {
+      const auto named = formats::parse_store_python_folder(e.name);
+      if (e.kind != platform::FileKind::directory || !named || !named->install_folder
+          || named->minor_version != family.minor_version
+          || util::to_lower(named->publisher_id) != util::to_lower(family.publisher_id)) {
+        continue;
+      }
+      const auto v = Version::parse(named->package_version);
+      if (best.empty() || (v && best_version && *best_version < *v)) {
+        best = loader::windows_join(apps, e.name);
+        best_version = v;
+      }
+    }
+  }
+  version = family.minor_version;
+  version_source = fmt::format("name:{}", best.empty() ? family.minor_version : best);
+  return best;
+}
+
+// The Microsoft Store's Pythons of the examined user. Their PEP 514 keys exist but cannot be
+// enumerated (cpython PC/launcher.c opens them by name), so the way in is each package's data
+// folder under %LOCALAPPDATA%\Packages; the Store's python.exe sets PYTHONUSERBASE to the
+// folder's LocalCache\local-packages (cpython PC/python_uwp.cpp), where pip installs everything
+// because the install folder is read-only.
+void add_store_pythons(const platform::SysRoot& root, std::vector<WindowsPythonCandidate>& out) {
+  const auto local = user_folder(root, "LOCALAPPDATA", "AppData\\Local", "Local AppData");
+  if (!local) {
+    return;
+  }
+  const std::string packages = loader::windows_join(*local, "Packages");
+  auto entries = list_windows_dir(root, packages);
+  if (!entries) {
+    return;
+  }
+  for (const platform::DirEntry& e : *entries) {
+    const auto family = formats::parse_store_python_folder(e.name);
+    if (e.kind != platform::FileKind::directory || !family || family->install_folder) {
+      continue;
+    }
+    const std::string data = loader::windows_join(packages, e.name);
+    std::string version;
+    std::string source;
+    const std::string install = store_install_folder(root, *family, version, source);
+    if (install.empty()) {
+      source = fmt::format("name:{}", data);
+    }
+    out.push_back({install.empty() ? data : install,
+                   fmt::format("store:{}", e.name),
+                   version,
+                   loader::windows_join(data, "LocalCache\\local-packages"),
+                   source});
+  }
+}
 
 // conda bases: the base of $CONDA_PREFIX (an env under <base>\envs) and the installers' usual
 // folders, with their envs and ~\.conda\environments.txt.
@@ -169,6 +298,7 @@ std::vector<WindowsPythonCandidate> python_candidates_windows(const platform::Sy
     }
   }
   add_conda(root, out);
+  add_store_pythons(root, out);
   for (const std::string& named : options.python_prefixes) {
     out.push_back({named, "arg:--python", ""});
   }
@@ -177,7 +307,8 @@ std::vector<WindowsPythonCandidate> python_candidates_windows(const platform::Sy
 
 Fact<std::string> python_version_of(const platform::SysRoot& root,
                                     const std::string& prefix,
-                                    const std::string& registered) {
+                                    const std::string& registered,
+                                    const std::string& registered_source) {
   const std::string cfg = loader::windows_join(prefix, "pyvenv.cfg");
   if (auto text = read_windows_file(root, cfg, k_max_python_small_file)) {
     if (auto v = formats::parse_pyvenv_cfg_version(*text)) {
@@ -193,7 +324,7 @@ Fact<std::string> python_version_of(const platform::SysRoot& root,
     }
   }
   if (!registered.empty()) {
-    return Fact<std::string>::known(registered, "registry:SysVersion");
+    return Fact<std::string>::known(registered, registered_source);
   }
   // python311.dll next to python.exe.
   if (auto entries = list_windows_dir(root, prefix)) {
@@ -229,6 +360,48 @@ void to_windows_paths(const platform::SysRoot& root, PythonEnv& env) {
   }
 }
 
+// Whether the folder is a Store Python's install or data folder.
+bool is_store_folder(std::string_view prefix) {
+  return formats::parse_store_python_folder(loader::windows_file_name(prefix)).has_value();
+}
+
+// The user site-packages folder (PEP 370) the environment's Python puts on sys.path before its
+// own site-packages, or nullopt when it has none: PYTHONNOUSERSITE is set, or a venv leaves the
+// system's packages out. The folder is <userbase>\Python<XY>\site-packages, with the userbase
+// from PYTHONUSERBASE, the Store's LocalCache\local-packages, or %APPDATA%\Python (site.py).
+std::optional<std::string> windows_user_site(const platform::SysRoot& root,
+                                             const PythonEnv& env,
+                                             const std::string& store_userbase) {
+  if (auto off = windows_env(root, "PYTHONNOUSERSITE"); off && !off->empty()) {
+    return std::nullopt;
+  }
+  if (env.kind == "venv") {
+    const auto cfg = read_windows_file(
+        root, loader::windows_join(env.prefix, "pyvenv.cfg"), k_max_python_small_file);
+    if (!cfg || !formats::pyvenv_cfg_includes_system_site(*cfg)) {
+      return std::nullopt;
+    }
+  }
+  const auto version =
+      env.python_version ? Version::parse_prefix(*env.python_version) : std::nullopt;
+  if (!version || version->size() < 2) {
+    return std::nullopt;
+  }
+  std::string base;
+  if (auto v = windows_env(root, "PYTHONUSERBASE"); v && !v->empty()) {
+    base = *v;
+  } else if (!store_userbase.empty()) {
+    base = store_userbase;
+  } else if (auto appdata = user_folder(root, "APPDATA", "AppData\\Roaming", "AppData")) {
+    base = loader::windows_join(*appdata, "Python");
+  } else {
+    return std::nullopt;
+  }
+  return loader::windows_join(
+      loader::normalize_windows_path(base),
+      fmt::format("Python{}{}\\site-packages", version->part(0), version->part(1)));
+}
+
 } // namespace
 
 void collect_windows_python(const platform::SysRoot& root,
@@ -246,17 +419,24 @@ void collect_windows_python(const platform::SysRoot& root,
         "HKLM\\SOFTWARE\\WOW6432Node\\Python");
   }
   std::vector<PythonEnv> envs;
+  std::map<std::string, std::string> store_userbases; // windows_path_key(prefix) -> userbase
   for (const WindowsPythonCandidate& c : python_candidates_windows(root, facts, options)) {
     const std::string prefix = loader::normalize_windows_path(c.prefix);
     if (prefix.empty() || !windows_is_dir(root, prefix)) {
       continue;
     }
     const std::string key = loader::windows_path_key(prefix);
+    if (!c.userbase.empty()) {
+      store_userbases.emplace(key, c.userbase);
+    }
     auto it = std::find_if(envs.begin(), envs.end(), [&](const PythonEnv& e) {
       return loader::windows_path_key(e.prefix) == key;
     });
     if (it != envs.end()) {
       it->found_via.push_back(c.via);
+      if (!it->python_version && !c.version.empty()) {
+        it->python_version = Fact<std::string>::known(c.version, c.version_source);
+      }
       continue;
     }
     PythonEnv env;
@@ -264,19 +444,35 @@ void collect_windows_python(const platform::SysRoot& root,
     env.found_via.push_back(c.via);
     env.kind = windows_is_file(root, loader::windows_join(prefix, "pyvenv.cfg"))  ? "venv"
                : windows_is_dir(root, loader::windows_join(prefix, "conda-meta")) ? "conda"
+               : is_store_folder(prefix)                                          ? "store"
                                                                                   : "system";
-    env.python_version = python_version_of(root, prefix, c.version);
+    env.python_version = python_version_of(root, prefix, c.version, c.version_source);
     envs.push_back(std::move(env));
   }
   for (PythonEnv& env : envs) {
     std::sort(env.found_via.begin(), env.found_via.end());
     env.found_via.erase(std::unique(env.found_via.begin(), env.found_via.end()),
                         env.found_via.end());
+    // sys.path order: the user's site-packages first, then the environment's own. site_packages
+    // names the environment's own, or the user's where only that exists (a Store Python's
+    // install folder holds none a user can add to).
     const std::string site = loader::windows_join(env.prefix, "Lib\\site-packages");
+    const auto userbase = store_userbases.find(loader::windows_path_key(env.prefix));
+    const auto user_site =
+        windows_user_site(root, env, userbase == store_userbases.end() ? "" : userbase->second);
     std::vector<std::string> dirs;
+    std::optional<std::string> user_inner;
+    if (user_site) {
+      if (auto inner = windows_inner(root, *user_site); inner && root.is_dir(*inner)) {
+        user_inner = *inner;
+        dirs.push_back(*inner);
+      }
+    }
     if (auto inner = windows_inner(root, site); inner && root.is_dir(*inner)) {
       dirs.push_back(*inner);
       env.site_packages = Fact<std::string>::known(*inner, "dir:" + site);
+    } else if (user_inner) {
+      env.site_packages = Fact<std::string>::known(*user_inner, "dir:" + *user_site);
     } else {
       env.site_packages = Fact<std::string>::unknown(
           fmt::format("{} has no Lib\\site-packages directory", env.prefix));
