@@ -112,5 +112,66 @@ TEST(check_windows_registry_path, a_cudnn_folder_added_in_the_registry_but_not_h
   EXPECT_FALSE(has_id(run_all(f), test::ids::k_windows_registry_path_not_in_process));
 }
 
+// Hybrid graphics: an Intel GPU beside the NVIDIA one, and this Python set to "Power saving".
+facts::Facts hybrid_with_preference(const std::string& value) {
+  auto f = windows_with_gpu({adapter("Intel(R) UHD Graphics 630", "Intel Corporation", 0x8086),
+                             adapter("NVIDIA GeForce RTX 3060 Laptop GPU", "NVIDIA", 0x10de)});
+  facts::PythonEnv env;
+  env.prefix = "C:\\Users\\alice\\miniconda3";
+  env.kind = "conda";
+  f.python_envs.push_back(env);
+  f.windows.gpu_preferences = facts::Fact<std::map<std::string, std::string>>::known(
+      {{"C:\\Users\\alice\\Miniconda3\\python.exe", value}},
+      "registry:HKCU\\Software\\Microsoft\\DirectX\\UserGpuPreferences");
+  return f;
+}
+
+TEST(check_windows_hybrid_graphics, power_saving_python_with_directml_is_a_warning) {
+  auto f = hybrid_with_preference("SwapEffectUpgradeEnable=1;GpuPreference=1;");
+  f.python_envs[0].packages.push_back({"torch-directml", "0.2.5.dev240914", ""});
+  const auto findings = run_all(f);
+  const Finding* h = find_id(findings, test::ids::k_windows_hybrid_python_power_saving);
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->severity, Severity::warning);
+  EXPECT_NE(h->message.find("torch-directml 0.2.5.dev240914"), std::string::npos) << h->message;
+  EXPECT_NE(h->message.find("so on the Intel(R) UHD Graphics 630"), std::string::npos)
+      << h->message;
+  EXPECT_TRUE(has_evidence(*h, "GpuPreference=1;"));
+  // The value name as the registry spells it, quoted for PowerShell where it needs it.
+  EXPECT_TRUE(has_fix_command(*h,
+                              "Set-ItemProperty -Path "
+                              "'HKCU:\\Software\\Microsoft\\DirectX\\UserGpuPreferences' -Name "
+                              "C:\\Users\\alice\\Miniconda3\\python.exe -Value "
+                              "'GpuPreference=2;'"))
+      << (h->fixes.empty() ? std::string("no fixes") : h->fixes[0].command);
+}
+
+TEST(check_windows_hybrid_graphics, without_directml_it_only_says_cuda_is_not_affected) {
+  auto f = hybrid_with_preference("GpuPreference=1;");
+  const auto findings = run_all(f);
+  const Finding* h = find_id(findings, test::ids::k_windows_hybrid_python_power_saving);
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->severity, Severity::info);
+  EXPECT_NE(h->message.find("CUDA frameworks find the NVIDIA GeForce RTX 3060 Laptop GPU "
+                            "themselves and are not affected"),
+            std::string::npos)
+      << h->message;
+}
+
+TEST(check_windows_hybrid_graphics, nothing_for_high_performance_one_gpu_or_another_program) {
+  for (const char* value : {"GpuPreference=2;", "GpuPreference=0;", "", "GpuPreference=11;"}) {
+    EXPECT_FALSE(has_id(run_all(hybrid_with_preference(value)),
+                        test::ids::k_windows_hybrid_python_power_saving))
+        << value;
+  }
+  auto one_gpu = hybrid_with_preference("GpuPreference=1;");
+  set_adapters(one_gpu, {adapter("NVIDIA GeForce RTX 3090", "NVIDIA", 0x10de)});
+  EXPECT_FALSE(has_id(run_all(one_gpu), test::ids::k_windows_hybrid_python_power_saving));
+  auto other_program = hybrid_with_preference("GpuPreference=1;");
+  other_program.windows.gpu_preferences = facts::Fact<std::map<std::string, std::string>>::known(
+      {{"C:\\Games\\game.exe", "GpuPreference=1;"}}, "registry:HKCU");
+  EXPECT_FALSE(has_id(run_all(other_program), test::ids::k_windows_hybrid_python_power_saving));
+}
+
 } // namespace
 } // namespace doctor

@@ -102,6 +102,10 @@ void check_windows_driver_residue(const facts::Facts& facts,
 void check_windows_registry_path(const facts::Facts& facts,
                                  const kb::KnowledgeBase& kb,
                                  FindingSink& out);
+// Hybrid graphics with a Python interpreter set to the power-saving GPU (windows_display.cpp).
+void check_windows_hybrid_graphics(const facts::Facts& facts,
+                                   const kb::KnowledgeBase& kb,
+                                   FindingSink& out);
 
 // os_updates.cpp (family 8): a kernel update that left the NVIDIA driver without a module.
 void check_module_for_kernel(const facts::Facts& facts,

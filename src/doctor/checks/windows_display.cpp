@@ -11,7 +11,10 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <optional>
 #include <set>
+#include <vector>
 
 namespace doctor::checks {
 
@@ -77,7 +80,120 @@ std::set<std::string> gpu_library_dirs(const facts::Facts& facts) {
   return out;
 }
 
+// An adapter that can render besides the NVIDIA one: an Intel or AMD GPU (not Windows' generic
+// adapter, not a remote or indirect display).
+bool is_other_gpu(const facts::DisplayAdapter& a) {
+  constexpr std::uint32_t k_intel = 0x8086;
+  constexpr std::uint32_t k_amd = 0x1002;
+  const std::string provider = util::to_lower(a.provider);
+  return !is_nvidia_adapter(a) && !is_basic_display(a)
+         && (a.vendor_id == k_intel || a.vendor_id == k_amd || provider.starts_with("intel")
+             || provider.starts_with("advanced micro devices") || provider.starts_with("amd"));
+}
+
+// The GpuPreference a UserGpuPreferences value sets ("GpuPreference=1;" and other settings
+// separated by ';'): 0 let Windows decide, 1 power saving, 2 high performance; nullopt if none.
+std::optional<unsigned> gpu_preference(std::string_view value) {
+  for (std::string_view item : util::split(value, ';')) {
+    const auto eq = item.find('=');
+    if (eq != std::string_view::npos
+        && util::to_lower(util::trim(item.substr(0, eq))) == "gpupreference") {
+      const std::string_view n = util::trim(item.substr(eq + 1));
+      if (n.size() == 1 && n[0] >= '0' && n[0] <= '9') {
+        return static_cast<unsigned>(n[0] - '0');
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// The DirectML packages of an environment: they run on the adapter Windows gives the process.
+std::vector<std::string> directml_packages(const facts::PythonEnv& env) {
+  std::vector<std::string> out;
+  for (const facts::PythonPackage& p : env.packages) {
+    if (util::to_lower(p.name).find("directml") != std::string::npos) {
+      out.push_back(p.version.empty() ? p.name : fmt::format("{} {}", p.name, p.version));
+    }
+  }
+  return out;
+}
+
 } // namespace
+
+// Hybrid graphics (an Intel or AMD GPU beside the NVIDIA one) with a Python interpreter that
+// Windows is told to run on the power-saving GPU. The per-application choice
+// (Settings > Display > Graphics) picks the adapter for Direct3D, and so for DirectML; CUDA
+// finds the NVIDIA GPU itself and is not affected. So it is a warning for an environment with a
+// DirectML package, and otherwise a note that the setting is not what keeps CUDA off the GPU.
+void check_windows_hybrid_graphics(const facts::Facts& facts,
+                                   const kb::KnowledgeBase&,
+                                   FindingSink& out) {
+  const auto& adapters = facts.windows.display_adapters;
+  const auto& preferences = facts.windows.gpu_preferences;
+  if (facts.collection.os_family != "windows" || !adapters || !preferences
+      || preferences->empty()) {
+    return;
+  }
+  const auto nvidia = std::find_if(adapters->begin(), adapters->end(), is_nvidia_adapter);
+  const auto other = std::find_if(adapters->begin(), adapters->end(), is_other_gpu);
+  if (nvidia == adapters->end() || other == adapters->end()) {
+    return;
+  }
+  std::map<std::string, std::pair<std::string, std::string>> by_key; // key -> (path, value)
+  for (const auto& [app, value] : *preferences) {
+    by_key.emplace(loader::windows_path_key(app), std::make_pair(app, value));
+  }
+  std::set<std::string> reported;
+  for (const facts::PythonEnv& env : facts.python_envs) {
+    for (const char* exe :
+         {"python.exe", "pythonw.exe", "Scripts\\python.exe", "Scripts\\pythonw.exe"}) {
+      const auto it = by_key.find(loader::windows_path_key(loader::windows_join(env.prefix, exe)));
+      if (it == by_key.end() || gpu_preference(it->second.second) != 1U
+          || !reported.insert(it->first).second) {
+        continue;
+      }
+      const std::vector<std::string> directml = directml_packages(env);
+      const std::string& app = it->second.first;
+      FindingDraft d;
+      d.id = ids::k_windows_hybrid_python_power_saving;
+      d.subject = app;
+      d.shell = util::Shell::powershell;
+      if (!directml.empty()) {
+        d.severity = Severity::warning;
+      }
+      d.params = {
+          {"exe", app},
+          {"integrated", other->description},
+          {"nvidia", nvidia->description},
+          {"effect",
+           directml.empty()
+               ? fmt::format("CUDA frameworks find the {} themselves and are not affected; "
+                             "Direct3D, OpenGL and DirectML work this Python starts (a GUI, "
+                             "torch-directml, onnxruntime-directml) runs on the {}",
+                             nvidia->description,
+                             other->description)
+               : fmt::format("{} in {} run{} through DirectML on the adapter Windows assigns, "
+                             "so on the {} and not on the {}",
+                             util::join(directml, ", "),
+                             env.prefix,
+                             directml.size() == 1 ? "s" : "",
+                             other->description,
+                             nvidia->description)}};
+      d.commands = {{"prefer",
+                     util::Command("Set-ItemProperty -Path "
+                                   "'HKCU:\\Software\\Microsoft\\DirectX\\"
+                                   "UserGpuPreferences' -Name ")
+                         .value(app)
+                         .text(" -Value 'GpuPreference=2;'")}};
+      d.evidence.push_back(
+          Evidence{preferences.source(), fmt::format("{} = {}", app, it->second.second)});
+      d.evidence.push_back(Evidence{
+          adapters.source(),
+          fmt::format("display adapters: {} and {}", nvidia->description, other->description)});
+      out.add(std::move(d));
+    }
+  }
+}
 
 // An NVIDIA GPU on the PCI bus that no NVIDIA display driver serves, with Windows' generic
 // adapter standing in: CUDA, NVML and nvidia-smi see no GPU.

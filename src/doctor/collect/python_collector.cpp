@@ -155,19 +155,25 @@ struct SiteDir {
 
 // The packages a GPU stack is made of: frameworks, their CUDA plugins and NVIDIA's wheels.
 bool relevant_package(std::string_view name) {
-  constexpr std::array<std::string_view, 14> k_names = {"jax",
+  // The DirectML builds run on the GPU Windows assigns the program (check
+  // windows_hybrid_graphics).
+  constexpr std::array<std::string_view, 18> k_names = {"jax",
                                                         "jaxlib",
                                                         "keras",
                                                         "onnxruntime",
+                                                        "onnxruntime-directml",
                                                         "onnxruntime-gpu",
                                                         "paddlepaddle",
                                                         "paddlepaddle-gpu",
                                                         "tensorflow",
                                                         "tensorflow-cpu",
+                                                        "tensorflow-directml",
+                                                        "tensorflow-directml-plugin",
                                                         "tensorflow-gpu",
                                                         "tensorflow-intel",
                                                         "tf-nightly",
                                                         "torch",
+                                                        "torch-directml",
                                                         "triton"};
   return std::find(k_names.begin(), k_names.end(), name) != k_names.end()
          || name.starts_with("nvidia-") || name.starts_with("cupy") || name.starts_with("tensorrt")
