@@ -336,6 +336,45 @@ TEST(python_collector, pyenv_shims_resolve_through_the_version_file) {
   EXPECT_EQ(envs[0].site_packages.value_or(""), version_dir + "/lib/python3.11/site-packages");
 }
 
+// pip install --user puts packages in ~/.local/lib/python3.X/site-packages, which site.py puts
+// before the environment's own (PEP 370): that torch is the one imported.
+TEST(python_collector, user_site_packages_come_first_where_python_reads_them) {
+  Machine m;
+  m.debian_python();
+  m.torch("/usr/lib/python3/dist-packages", k_torch_cu121);
+  m.dist("/usr/lib/python3/dist-packages", "torch-2.5.1.dist-info");
+  const std::string user = "/home/u/.local/lib/python3.11/site-packages";
+  m.torch(user, "__version__ = '2.4.0+cu118'\ncuda = '11.8'\n");
+  m.dist(user, "torch-2.4.0.dist-info");
+  m.venv(k_venv);
+  m.torch(k_venv_site, k_torch_cu121);
+  m.env = {{"PATH", "/usr/bin"}, {"HOME", "/home/u"}, {"VIRTUAL_ENV", k_venv}};
+  auto envs = m.collect();
+  const PythonEnv* usr = env_at(envs, "/usr");
+  ASSERT_NE(usr, nullptr);
+  EXPECT_EQ(usr->site_packages.value_or(""), "/usr/lib/python3/dist-packages")
+      << usr->site_packages.reason();
+  const Framework* torch = framework(*usr, "torch");
+  ASSERT_NE(torch, nullptr);
+  EXPECT_EQ(torch->location, user + "/torch");
+  EXPECT_EQ(torch->version.value_or(""), "2.4.0+cu118");
+  // A venv that leaves the system's packages out leaves the user's out too.
+  const PythonEnv* venv = env_at(envs, k_venv);
+  ASSERT_NE(venv, nullptr);
+  EXPECT_EQ(framework(*venv, "torch")->version.value_or(""), "2.5.1+cu121");
+
+  m.env["PYTHONNOUSERSITE"] = "1";
+  envs = m.collect();
+  EXPECT_EQ(framework(*env_at(envs, "/usr"), "torch")->version.value_or(""), "2.5.1+cu121");
+  m.env.erase("PYTHONNOUSERSITE");
+  m.tree.write(std::string(k_venv) + "/pyvenv.cfg",
+               "home = /usr/bin\ninclude-system-site-packages = true\nversion = 3.11.7\n");
+  m.tree.write(user + "/jax/version.py", "_version = '0.4.30'\n");
+  m.dist(user, "jax-0.4.30.dist-info");
+  envs = m.collect();
+  EXPECT_NE(framework(*env_at(envs, k_venv), "jax"), nullptr);
+}
+
 TEST(python_collector, tensorflow_build_info_junk_is_unknown_with_reason) {
   Machine m;
   m.venv(k_venv);

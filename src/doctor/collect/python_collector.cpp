@@ -98,8 +98,34 @@ pick_lib_dir(const std::vector<LibDir>& dirs, const Fact<std::string>& version, 
   return dirs.back();
 }
 
-// The directories whose packages the environment's Python imports, in its search order; the first
-// existing one is what `site_packages` reports.
+// The user's site-packages (PEP 370) that site.py puts on sys.path before the environment's own:
+// $PYTHONUSERBASE or ~/.local, then lib/python3.X/site-packages. None with PYTHONNOUSERSITE, or in
+// a venv that leaves the system's packages out (include-system-site-packages = false).
+std::optional<std::string>
+user_site_dir(const platform::SysRoot& root, const PythonEnv& env, const std::string& lib_name) {
+  if (auto off = root.env().get("PYTHONNOUSERSITE"); off && !off->empty()) {
+    return std::nullopt;
+  }
+  if (env.kind == "venv") {
+    auto cfg = root.read_file(util::join_path(env.prefix, "pyvenv.cfg"), k_max_python_small_file);
+    if (!cfg || !formats::pyvenv_cfg_includes_system_site(*cfg)) {
+      return std::nullopt;
+    }
+  }
+  std::string base;
+  if (auto v = root.env().get("PYTHONUSERBASE"); v && !v->empty() && v->front() == '/') {
+    base = *v;
+  } else if (auto home = root.env().get("HOME"); home && !home->empty() && home->front() == '/') {
+    base = util::join_path(*home, ".local");
+  } else {
+    return std::nullopt;
+  }
+  return util::join_path(util::join_path(util::join_path(base, "lib"), lib_name), "site-packages");
+}
+
+// The directories whose packages the environment's Python imports, in its search order (the
+// user's site-packages first); `site_packages` reports the first of the environment's own, or the
+// user's when the environment has none.
 std::vector<std::string> site_dirs(const platform::SysRoot& root, PythonEnv& env) {
   std::vector<std::string> out;
   std::string note;
@@ -132,15 +158,23 @@ std::vector<std::string> site_dirs(const platform::SysRoot& root, PythonEnv& env
     }
   }
   add(util::join_path(env.prefix, "Lib/site-packages"));
+  const auto user = chosen ? user_site_dir(root, env, chosen->name) : std::nullopt;
+  const bool user_first =
+      user && std::find(out.begin(), out.end(), *user) == out.end() && root.is_dir(*user);
   if (!out.empty()) {
     env.site_packages =
         Fact<std::string>::known(out.front(), fmt::format("dir:{}{}", out.front(), note));
+  } else if (user_first) {
+    env.site_packages = Fact<std::string>::known(*user, fmt::format("dir:{}{}", *user, note));
   } else if (auto listing = root.list_dir(lib);
              !listing && listing.error().code != ErrorCode::not_found) {
     env.site_packages = Fact<std::string>::unknown(read_failure(lib, listing.error()));
   } else {
     env.site_packages = Fact<std::string>::unknown(fmt::format(
         "{} has no lib/python3.*/site-packages or Lib/site-packages directory", env.prefix));
+  }
+  if (user_first) {
+    out.insert(out.begin(), *user);
   }
   return out;
 }

@@ -231,8 +231,12 @@ analyse_linux(const facts::Facts& facts, const kb::KnowledgeBase& kb, FileProbe&
       continue;
     }
     const std::string python = util::join_path(env.prefix, "bin/python3");
-    const std::string shipped = util::join_path(*env.site_packages, "nvidia/cudnn/lib");
     for (const facts::Framework& fw : env.frameworks) {
+      // The nvidia-cudnn wheel beside the framework: in its site-packages, which is the user's
+      // (PEP 370) for a framework installed with pip --user.
+      const std::string site =
+          fw.location.empty() ? *env.site_packages : util::parent_path(fw.location);
+      const std::string shipped = util::join_path(site, "nvidia/cudnn/lib");
       LoadContext ctx;
       ctx.subject = env.prefix;
       ctx.shipped_cudnn_dir = probe.probe(shipped).is_dir ? shipped : std::string();
