@@ -6,8 +6,11 @@
 #include "support/windows_tree.hpp"
 
 #include <doctor/model/facts_json.hpp>
+#include <doctor/report/inventory.hpp>
+#include <doctor/report/report.hpp>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace doctor {
 namespace {
@@ -120,7 +123,8 @@ TEST(check_windows_signatures, an_invalid_nvidia_signature_is_a_warning_and_unsi
   }));
 
   bad.authenticode = "invalid: 0x800b0109 CERT_E_UNTRUSTEDROOT";
-  s = find_id(run_all(torch_machine({bad})), test::ids::k_windows_dll_signature_invalid);
+  findings = run_all(torch_machine({bad}));
+  s = find_id(findings, test::ids::k_windows_dll_signature_invalid);
   ASSERT_NE(s, nullptr);
   EXPECT_TRUE(std::any_of(s->fixes.begin(), s->fixes.end(), [](const Fix& x) {
     return x.text.find("lacks the root certificate") != std::string::npos;
@@ -175,6 +179,41 @@ TEST(windows_file_access_facts, entries_survive_a_snapshot_and_give_the_same_fin
   ASSERT_EQ(older->windows.file_access.size(), 1U);
   EXPECT_EQ(older->windows.file_access[0].source, "");
   EXPECT_FALSE(older->windows.file_access[0].executable);
+}
+
+// The inventory shows the entries in text and JSON, and a machine without any shows neither.
+TEST(windows_file_access_inventory, entries_are_listed_and_absent_without_any) {
+  auto denied = entry(k_cnn);
+  denied.executable = false;
+  auto signed_dll = entry(test::k_system32 + "\\nvcuda.dll");
+  signed_dll.authenticode = "valid";
+  signed_dll.zone = 3;
+  report::Report r;
+  r.tool_version = "0.1.0";
+  r.kb_version = "kb";
+  r.target_kind = "live";
+  r.target = "/";
+  const auto f = torch_machine({denied, signed_dll});
+  r.inventory = report::make_inventory(f);
+  r.findings = run_all(f);
+  const auto j = nlohmann::json::parse(report::render_json(r));
+  const auto& access = j["inventory"]["windows"]["file_access"];
+  ASSERT_EQ(access.size(), 2U);
+  EXPECT_EQ(access[0]["path"], k_cnn);
+  EXPECT_EQ(access[0]["executable"], false);
+  EXPECT_EQ(access[0]["readable"], true);
+  EXPECT_EQ(access[1]["zone"], 3);
+  EXPECT_EQ(access[1]["authenticode"], "valid");
+  const std::string text = report::render_text(r, false);
+  EXPECT_NE(text.find(k_cnn + ": not executable by this user"), std::string::npos) << text;
+  EXPECT_NE(text.find("nvcuda.dll: Zone.Identifier ZoneId 3, Authenticode valid"),
+            std::string::npos)
+      << text;
+
+  r.inventory = report::make_inventory(torch_machine({}));
+  EXPECT_FALSE(nlohmann::json::parse(report::render_json(r))["inventory"]["windows"].contains(
+      "file_access"));
+  EXPECT_EQ(report::render_text(r, false).find("DLL access"), std::string::npos);
 }
 
 } // namespace
