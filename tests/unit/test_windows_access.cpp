@@ -104,6 +104,16 @@ TEST(check_windows_file_access, a_marked_unsigned_dll_is_a_warning_and_a_signed_
   EXPECT_EQ(m->severity, Severity::info);
   EXPECT_NE(m->message.find("has a valid Authenticode signature"), std::string::npos) << m->message;
 
+  // A DLL whose headers the facts do not hold is not called unsigned.
+  auto elsewhere = entry("C:\\Downloads\\cudnn\\bin\\cudnn64_9.dll");
+  elsewhere.zone = 4;
+  findings = run_all(torch_machine({elsewhere}));
+  m = find_id(findings, test::ids::k_windows_dll_marked_downloaded);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->severity, Severity::info);
+  EXPECT_NE(m->message.find("ZoneId 4 (Restricted sites)"), std::string::npos) << m->message;
+  EXPECT_NE(m->message.find("was not examined for a signature"), std::string::npos) << m->message;
+
   // Zones 1 and 2 (intranet, trusted sites) are no download mark.
   marked.zone = 2;
   EXPECT_FALSE(

@@ -62,6 +62,20 @@ bool lacks_valid_signature(const facts::WindowsFileAccess& a, const facts::Binar
   return b != nullptr && b->format == "pe" && b->read_error.empty() && !b->is_signed;
 }
 
+// How the mark-of-the-web finding describes the file's signature.
+std::string
+signature_state(const facts::WindowsFileAccess& a, const facts::BinaryInfo* b, bool unsigned_file) {
+  if (unsigned_file) {
+    return a.authenticode.empty() ? "carries no Authenticode signature"
+                                  : "has no valid Authenticode signature (" + a.authenticode + ")";
+  }
+  if (a.authenticode == "valid") {
+    return "has a valid Authenticode signature";
+  }
+  return b != nullptr && b->is_signed ? "carries an Authenticode signature"
+                                      : "was not examined for a signature";
+}
+
 std::string zone_name(std::uint32_t zone) {
   if (zone == k_internet_zone) {
     return "Internet";
@@ -127,13 +141,7 @@ void check_windows_file_access(const facts::Facts& facts,
       d.params = {{"path", a.path},
                   {"zone", std::to_string(a.zone)},
                   {"zone_name", zone_name(a.zone)},
-                  {"signed_state",
-                   unsigned_file
-                       ? (a.authenticode.empty()
-                              ? "carries no Authenticode signature"
-                              : "has no valid Authenticode signature (" + a.authenticode + ")")
-                       : (a.authenticode == "valid" ? "has a valid Authenticode signature"
-                                                    : "carries an Authenticode signature")}};
+                  {"signed_state", signature_state(a, b, unsigned_file)}};
       d.commands = {{"unblock", util::Command("Unblock-File -LiteralPath ").value(a.path)}};
       d.evidence.push_back(
           Evidence{source, fmt::format("{}:Zone.Identifier: ZoneId={}", a.path, a.zone)});
