@@ -122,7 +122,8 @@ void add_target_options(CLI::App& cmd, TargetOptions& target, bool with_snapshot
   cmd.add_flag("--verify",
                target.verify,
                "Hash the GPU libraries and compare them with their package managers' records "
-               "(pip RECORD, conda-meta, dpkg md5sums); results are cached by file identity");
+               "(pip RECORD, conda-meta, dpkg md5sums); results are cached by file identity. "
+               "On Windows also verify the Authenticode signatures of NVIDIA's DLLs");
   cmd.add_flag(
       "--no-cache", target.no_cache, "With --verify: ignore and do not write the hash cache");
   cmd.add_option("--probe-timeout",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The decoders of registry values and version-resource strings the live Windows collectors use
-// (collect/windows/windows_values.hpp): the first byte picks the decoder, the rest is the text.
-// On a hostile machine every one of these strings is the attacker's.
+// (collect/windows/windows_values.hpp): the first byte picks the decoder, the rest is the text
+// (for authenticode_verdict, its first four bytes the code). On a hostile machine every one of
+// these strings is the attacker's: a Zone.Identifier stream is written by whoever made the file.
 #include <doctor/collect/windows/windows_values.hpp>
 
 #include <cstddef>
@@ -16,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   using namespace doctor::collect;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 8) {
   case 0: {
     // A REG_MULTI_SZ: entries split at NUL, as the registry reader gives them.
     std::vector<std::string> entries;
@@ -42,9 +43,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   case 4:
     version_resource_number(text);
     break;
-  default:
+  case 5:
     cudart_version_from_resource(text);
     break;
+  case 6:
+    parse_zone_identifier(text);
+    break;
+  default: {
+    std::uint32_t code = 0;
+    for (std::size_t i = 0; i < 4 && i < text.size(); ++i) {
+      code = (code << 8) | static_cast<unsigned char>(text[i]);
+    }
+    authenticode_verdict(code);
+    break;
+  }
   }
   return 0;
 }

@@ -6,10 +6,12 @@
 namespace doctor {
 namespace {
 
+using collect::authenticode_verdict;
 using collect::cudart_version_from_resource;
 using collect::cudnn_dll_major;
 using collect::parse_paging_files;
 using collect::parse_pci_hardware_id;
+using collect::parse_zone_identifier;
 using collect::version_resource_number;
 
 constexpr std::uint64_t k_mib = std::uint64_t{1024} * 1024;
@@ -88,6 +90,52 @@ TEST(WindowsValues, CudartResourceVersionIsDecoded) {
   EXPECT_FALSE(cudart_version_from_resource("6.14.11.123"));
   EXPECT_FALSE(cudart_version_from_resource("1.0"));
   EXPECT_FALSE(cudart_version_from_resource("junk"));
+}
+
+// Zone.Identifier as Windows writes it (Edge, Chrome, Explorer's unzip), and what else may be in
+// an attacker's stream.
+TEST(WindowsValues, ZoneIdentifierGivesTheZoneOfItsZoneTransferSection) {
+  EXPECT_EQ(parse_zone_identifier("[ZoneTransfer]\r\nZoneId=3\r\nReferrerUrl=https://x/\r\n"
+                                  "HostUrl=https://x/cudnn.zip\r\n"),
+            3U);
+  EXPECT_EQ(parse_zone_identifier("[ZoneTransfer]\nZoneId=4"), 4U);
+  EXPECT_EQ(parse_zone_identifier("  [zonetransfer]  \n  zoneid  =  2  \n"), 2U);
+  EXPECT_EQ(parse_zone_identifier("\xEF\xBB\xBF[ZoneTransfer]\r\nZoneId=3\r\n"), 3U);
+  // Another section first, comments and blank lines: only [ZoneTransfer]'s key counts.
+  EXPECT_EQ(parse_zone_identifier("[Other]\nZoneId=1\n\n; note\n[ZoneTransfer]\nZoneId=3\n"), 3U);
+  EXPECT_FALSE(parse_zone_identifier("[Other]\nZoneId=3\n"));
+  EXPECT_FALSE(parse_zone_identifier("ZoneId=3\n"));
+  EXPECT_FALSE(parse_zone_identifier("[ZoneTransfer]\nZoneId=three\n"));
+  EXPECT_FALSE(parse_zone_identifier("[ZoneTransfer]\nZoneId=-3\n"));
+  EXPECT_FALSE(parse_zone_identifier("[ZoneTransfer]\nZoneId=4294967296\n"));
+  EXPECT_EQ(parse_zone_identifier("[ZoneTransfer]\nZoneId=4294967295\n"), 4294967295U);
+  EXPECT_FALSE(parse_zone_identifier("[ZoneTransfer]\nReferrerUrl=x\n"));
+  EXPECT_FALSE(parse_zone_identifier(""));
+  EXPECT_FALSE(parse_zone_identifier(std::string(100000, '[')));
+}
+
+TEST(WindowsValues, ZoneIdentifierInUtf16WithBomIsRead) {
+  const std::u16string text = u"\uFEFF[ZoneTransfer]\r\nZoneId=3\r\n";
+  std::string le;
+  std::string be;
+  for (const char16_t c : text) {
+    le.push_back(static_cast<char>(c & 0xFF));
+    le.push_back(static_cast<char>(c >> 8));
+    be.push_back(static_cast<char>(c >> 8));
+    be.push_back(static_cast<char>(c & 0xFF));
+  }
+  EXPECT_EQ(parse_zone_identifier(le), 3U);
+  EXPECT_EQ(parse_zone_identifier(be), 3U);
+}
+
+TEST(WindowsValues, AuthenticodeResultsAreNamed) {
+  EXPECT_EQ(authenticode_verdict(0), "valid");
+  EXPECT_EQ(authenticode_verdict(0x800B0100U), "unsigned"); // TRUST_E_NOSIGNATURE
+  EXPECT_EQ(authenticode_verdict(0x800B0003U), "unsigned"); // TRUST_E_SUBJECT_FORM_UNKNOWN
+  EXPECT_EQ(authenticode_verdict(0x80096010U), "invalid: 0x80096010 TRUST_E_BAD_DIGEST");
+  EXPECT_EQ(authenticode_verdict(0x800B0109U), "invalid: 0x800b0109 CERT_E_UNTRUSTEDROOT");
+  EXPECT_EQ(authenticode_verdict(0x800B0004U), "invalid: 0x800b0004 TRUST_E_SUBJECT_NOT_TRUSTED");
+  EXPECT_EQ(authenticode_verdict(0x80070005U), "invalid: 0x80070005");
 }
 
 } // namespace

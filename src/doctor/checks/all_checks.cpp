@@ -56,6 +56,9 @@ constexpr CheckDef k_checks[] = {
     {"windows_driver_residue", emits::k_windows_driver_residue, check_windows_driver_residue},
     {"windows_registry_path", emits::k_windows_registry_path, check_windows_registry_path},
     {"windows_hybrid_graphics", emits::k_windows_hybrid_graphics, check_windows_hybrid_graphics},
+    // windows_access.cpp
+    {"windows_file_access", emits::k_windows_file_access, check_windows_file_access},
+    {"windows_signatures", emits::k_windows_signatures, check_windows_signatures},
     // os_updates.cpp
     {"module_for_kernel", emits::k_module_for_kernel, check_module_for_kernel},
     // internal.cpp

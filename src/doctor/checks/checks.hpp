@@ -107,6 +107,16 @@ void check_windows_hybrid_graphics(const facts::Facts& facts,
                                    const kb::KnowledgeBase& kb,
                                    FindingSink& out);
 
+// windows_access.cpp (families 4 and 3, on a live Windows machine's file access facts): a DLL
+// this user may not read or execute, a DLL with the Mark of the Web, an NVIDIA DLL whose
+// Authenticode signature does not verify.
+void check_windows_file_access(const facts::Facts& facts,
+                               const kb::KnowledgeBase& kb,
+                               FindingSink& out);
+void check_windows_signatures(const facts::Facts& facts,
+                              const kb::KnowledgeBase& kb,
+                              FindingSink& out);
+
 // os_updates.cpp (family 8): a kernel update that left the NVIDIA driver without a module.
 void check_module_for_kernel(const facts::Facts& facts,
                              const kb::KnowledgeBase& kb,

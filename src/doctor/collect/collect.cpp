@@ -51,8 +51,8 @@ constexpr Collector k_linux_collectors[] = {
 // The explicit list for a Windows system, live (its registry through the Win32 API) or a system
 // disk examined from Linux (--sysroot of a tree with Windows/System32: the registry from its
 // hives). The registry collectors come first; on the live machine collect_windows_live_os then
-// refines what only a running system knows. The loader walk comes last: it reads what the others
-// found.
+// refines what only a running system knows. The loader walk comes next to last: it reads what the
+// others found; the file access step last, over every DLL the others recorded.
 constexpr Collector k_windows_collectors[] = {
     {"environment", collect_windows_process_environment},
     {"os", collect_windows_os},
@@ -70,6 +70,7 @@ constexpr Collector k_windows_collectors[] = {
     {"vc_runtime", collect_windows_vc_runtime},
     {"crash_settings", collect_windows_crash_settings},
     {"loader", collect_windows_loader},
+    {"file_access", collect_windows_file_access},
 };
 
 std::span<const Collector> collectors_for(const platform::SysRoot& root) {

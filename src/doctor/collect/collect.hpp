@@ -161,6 +161,14 @@ void collect_windows_loader(const platform::SysRoot& root,
                             const CollectOptions& options,
                             facts::Facts& facts);
 
+// On the live machine only, after every collector that records DLLs: the current user's read and
+// execute rights on each, its Zone.Identifier mark, and with options.verify the Authenticode
+// signature of NVIDIA's; only DLLs with something to say go into facts.windows.file_access
+// (access_collector.cpp).
+void collect_windows_file_access(const platform::SysRoot& root,
+                                 const CollectOptions& options,
+                                 facts::Facts& facts);
+
 // Environment variables that matter to a GPU stack; collect_environment records those that are set.
 const std::vector<std::string>& relevant_environment_variables();
 

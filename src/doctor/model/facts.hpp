@@ -425,13 +425,19 @@ struct CrashDumpSettings {
 };
 
 // A file the current user may not read or execute, or one Windows marks as downloaded from the
-// internet (an NTFS Zone.Identifier stream: SmartScreen may block it).
+// internet (an NTFS Zone.Identifier stream: SmartScreen may block it), or one whose Authenticode
+// signature was verified (check --verify, NVIDIA's DLLs). Live Windows only.
 struct WindowsFileAccess {
   std::string path;
   bool readable = true;
   bool executable = true;
   std::uint32_t zone = 0;   // ZoneId of Zone.Identifier; 0: none (3: internet)
   std::string authenticode; // "valid", "unsigned", "invalid: <WinVerifyTrust result>", "" not asked
+  // Where each answer came from, joined by "+": "api:AccessCheck" (or "api:CreateFileW", the
+  // fallback where the security descriptor could not be read), "ads:Zone.Identifier",
+  // "api:WinVerifyTrust".
+  std::string source;
+  std::string detail; // what the fallback saw, or why an answer is missing ("" when nothing)
   bool operator==(const WindowsFileAccess&) const = default;
 };
 

@@ -417,7 +417,8 @@ DOCTOR_FACTS_FIELDS(
 DOCTOR_FACTS_FIELDS(VcRuntime, arch, version, installed)
 DOCTOR_FACTS_FIELDS(TdrSettings, tdr_level, tdr_delay, tdr_ddi_delay)
 DOCTOR_FACTS_FIELDS(CrashDumpSettings, crash_dump_enabled, minidump_dir, dump_file)
-DOCTOR_FACTS_FIELDS(WindowsFileAccess, path, readable, executable, zone, authenticode)
+DOCTOR_FACTS_FIELDS(
+    WindowsFileAccess, path, readable, executable, zone, authenticode, source, detail)
 DOCTOR_FACTS_FIELDS(WindowsInfo,
                     product_name,
                     edition_id,

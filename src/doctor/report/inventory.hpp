@@ -106,6 +106,15 @@ struct InventoryPythonRegistration {
   std::string version;
 };
 
+// A DLL with something to say about its access (facts.windows.file_access, live Windows only).
+struct InventoryFileAccess {
+  std::string path;
+  bool readable = true;
+  bool executable = true;
+  std::uint32_t zone = 0;   // ZoneId of its Zone.Identifier stream; 0: none
+  std::string authenticode; // "valid", "unsigned", "invalid: …"; "" not verified
+};
+
 struct InventoryWindows {
   std::optional<std::string> build;
   std::optional<std::vector<InventoryDisplayAdapter>> display_adapters;
@@ -114,6 +123,9 @@ struct InventoryWindows {
   std::optional<std::vector<InventoryPythonRegistration>> python_registrations;
   // Why each field above that is nullopt is unknown, by JSON field name ("tdr_delay_seconds").
   std::map<std::string, std::string> unknown_reasons;
+  // The DLLs whose access, Mark of the Web or signature the live collector noted, by path; empty
+  // for a disk, a snapshot without them, or a machine where nothing was worth saying.
+  std::vector<InventoryFileAccess> file_access;
 };
 
 // The Windows part of the inventory; nullopt unless facts.collection.os_family is "windows" and

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The Windows part of the inventory: what the registry of a Windows system says about its display
-// adapters, GPU timeouts and registered Pythons.
+// adapters, GPU timeouts and registered Pythons, and on the live machine the DLLs whose access,
+// Mark of the Web or signature is worth a line.
 #include <doctor/report/inventory.hpp>
 #include <doctor/util/strings.hpp>
 
@@ -55,6 +56,9 @@ std::optional<InventoryWindows> make_windows_inventory(const facts::Facts& facts
     }
   } else {
     out.unknown_reasons["python_registrations"] = w.python_registrations.reason();
+  }
+  for (const facts::WindowsFileAccess& a : w.file_access) {
+    out.file_access.push_back({a.path, a.readable, a.executable, a.zone, a.authenticode});
   }
   return out;
 }
@@ -126,6 +130,28 @@ void describe_windows_inventory(const InventoryWindows& w, std::vector<Inventory
                                                 : "unknown" + why("python_registrations"));
   }
   out.push_back({"PEP 514", registered});
+
+  // Only the DLLs with something to say, so a machine without any shows no line at all.
+  std::vector<std::string> access;
+  for (const InventoryFileAccess& a : w.file_access) {
+    std::vector<std::string> bits;
+    if (!a.readable) {
+      bits.emplace_back("not readable by this user");
+    }
+    if (!a.executable) {
+      bits.emplace_back("not executable by this user");
+    }
+    if (a.zone != 0) {
+      bits.push_back(fmt::format("Zone.Identifier ZoneId {}", a.zone));
+    }
+    if (!a.authenticode.empty()) {
+      bits.push_back("Authenticode " + a.authenticode);
+    }
+    access.push_back(a.path + ": " + (bits.empty() ? "nothing noted" : util::join(bits, ", ")));
+  }
+  if (!access.empty()) {
+    out.push_back({"DLL access", access});
+  }
 }
 
 } // namespace doctor::report

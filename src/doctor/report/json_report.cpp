@@ -133,6 +133,16 @@ Json inventory_json(const Inventory& inv) {
       windows["python_registrations"] = nullptr;
     }
     windows["unknown_reasons"] = w.unknown_reasons;
+    if (!w.file_access.empty()) {
+      windows["file_access"] = Json::array();
+      for (const auto& a : w.file_access) {
+        windows["file_access"].push_back({{"path", a.path},
+                                          {"readable", a.readable},
+                                          {"executable", a.executable},
+                                          {"zone", a.zone},
+                                          {"authenticode", a.authenticode}});
+      }
+    }
     out["windows"] = windows;
   }
   return out;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/windows/windows_values.hpp>
 #include <doctor/util/strings.hpp>
+#include <doctor/util/text_decode.hpp>
 
 #include <fmt/format.h>
 
+#include <array>
 #include <charconv>
+#include <utility>
 
 namespace doctor::collect {
 
@@ -134,6 +137,81 @@ std::optional<Version> cudart_version_from_resource(std::string_view text) {
     return v;
   }
   return std::nullopt;
+}
+
+std::optional<std::uint32_t> parse_zone_identifier(std::string_view text) {
+  // The stream is a few lines; anything past 4 KiB is not a Zone.Identifier Windows wrote.
+  constexpr std::size_t k_max_bytes = 4096;
+  const util::DecodedText decoded = util::decode_all(text.substr(0, k_max_bytes), 512);
+  bool in_section = false;
+  for (const util::TextLine& line : decoded.lines) {
+    std::string_view l = util::trim(line.text);
+    if (l.starts_with("\xEF\xBB\xBF")) {
+      l = util::trim(l.substr(3)); // a BOM the decoder kept (UTF-8 text without CR LF)
+    }
+    if (l.empty() || l.front() == ';') {
+      continue;
+    }
+    if (l.front() == '[') {
+      in_section = util::to_lower(l) == "[zonetransfer]";
+      continue;
+    }
+    const auto eq = l.find('=');
+    if (!in_section || eq == std::string_view::npos
+        || util::to_lower(util::trim(l.substr(0, eq))) != "zoneid") {
+      continue;
+    }
+    const auto v = parse_decimal(util::trim(l.substr(eq + 1)));
+    if (!v || *v > 0xFFFFFFFFU) {
+      return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(*v);
+  }
+  return std::nullopt;
+}
+
+std::string authenticode_verdict(std::uint32_t code) {
+  if (code == 0) {
+    return "valid";
+  }
+  // TRUST_E_NOSIGNATURE, and TRUST_E_SUBJECT_FORM_UNKNOWN (a file no subject interface package
+  // can hold a signature for): nothing was signed, so nothing is wrong with a signature.
+  if (code == 0x800B0100U || code == 0x800B0003U) {
+    return "unsigned";
+  }
+  // winerror.h's names of the results WinVerifyTrust gives for a file.
+  static constexpr std::array<std::pair<std::uint32_t, std::string_view>, 24> k_names{{
+      {0x80096010U, "TRUST_E_BAD_DIGEST"},
+      {0x80096004U, "TRUST_E_CERT_SIGNATURE"},
+      {0x80096001U, "TRUST_E_SYSTEM_ERROR"},
+      {0x80096002U, "TRUST_E_NO_SIGNER_CERT"},
+      {0x80096003U, "TRUST_E_COUNTER_SIGNER"},
+      {0x80096005U, "TRUST_E_TIME_STAMP"},
+      {0x80096019U, "TRUST_E_BASIC_CONSTRAINTS"},
+      {0x800B0001U, "TRUST_E_PROVIDER_UNKNOWN"},
+      {0x800B0002U, "TRUST_E_ACTION_UNKNOWN"},
+      {0x800B0004U, "TRUST_E_SUBJECT_NOT_TRUSTED"},
+      {0x800B0111U, "TRUST_E_EXPLICIT_DISTRUST"},
+      {0x800B0101U, "CERT_E_EXPIRED"},
+      {0x800B0102U, "CERT_E_VALIDITYPERIODNESTING"},
+      {0x800B0104U, "CERT_E_PATHLENCONST"},
+      {0x800B0105U, "CERT_E_CRITICAL"},
+      {0x800B0109U, "CERT_E_UNTRUSTEDROOT"},
+      {0x800B010AU, "CERT_E_CHAINING"},
+      {0x800B010CU, "CERT_E_REVOKED"},
+      {0x800B010FU, "CERT_E_CN_NO_MATCH"},
+      {0x800B0110U, "CERT_E_WRONG_USAGE"},
+      {0x800B0112U, "CERT_E_UNTRUSTEDTESTROOT"},
+      {0x80092010U, "CRYPT_E_REVOKED"},
+      {0x80092013U, "CRYPT_E_REVOCATION_OFFLINE"},
+      {0x80092026U, "CRYPT_E_SECURITY_SETTINGS"},
+  }};
+  for (const auto& [value, name] : k_names) {
+    if (value == code) {
+      return fmt::format("invalid: {:#010x} {}", code, name);
+    }
+  }
+  return fmt::format("invalid: {:#010x}", code);
 }
 
 } // namespace doctor::collect

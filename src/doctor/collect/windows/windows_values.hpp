@@ -43,4 +43,17 @@ std::optional<Version> version_resource_number(std::string_view text);
 // for anything else.
 std::optional<Version> cudart_version_from_resource(std::string_view text);
 
+// The ZoneId of a Zone.Identifier stream (the Mark of the Web a browser or an unpacker leaves on
+// a downloaded file): "ZoneId=N" in its [ZoneTransfer] section, N from 0 to 4 in practice
+// (3: internet, 4: restricted). Names compare without case; spaces around names and values, CR
+// LF line ends, a UTF-8 BOM and UTF-16LE/BE text with a BOM are taken as Windows writes them.
+// nullopt without that section or key, or for a value that is not a decimal number below 2^32.
+std::optional<std::uint32_t> parse_zone_identifier(std::string_view text);
+
+// WinVerifyTrust's result for a file as the facts keep it: "valid" (0), "unsigned"
+// (TRUST_E_NOSIGNATURE and its forms for a subject that cannot hold a signature or carries none
+// Windows knows), or "invalid: 0x800b0100 TRUST_E_…" with the code and its name ("invalid:
+// 0x80096010 TRUST_E_BAD_DIGEST"; an unnamed code has only its number).
+std::string authenticode_verdict(std::uint32_t code);
+
 } // namespace doctor::collect

@@ -30,4 +30,18 @@ Expected<bool> process_elevated() {
   return tl::unexpected(unsupported("TokenElevation"));
 }
 
+Expected<FileRights> file_rights(std::string_view /*path*/) {
+  return tl::unexpected(unsupported("a file's access control list"));
+}
+
+Expected<std::string> read_alternate_stream(std::string_view /*path*/,
+                                            std::string_view /*stream*/,
+                                            std::size_t /*max_bytes*/) {
+  return tl::unexpected(unsupported("an alternate data stream"));
+}
+
+Expected<std::uint32_t> authenticode_result(std::string_view /*path*/) {
+  return tl::unexpected(unsupported("WinVerifyTrust"));
+}
+
 } // namespace doctor::platform
