@@ -91,22 +91,21 @@ std::vector<PythonRegistration> pep514_registrations(const platform::SysRoot& ro
 }
 
 struct WindowsPythonCandidate {
-  WindowsPythonCandidate(std::string prefix_,
-                         std::string via_,
-                         std::string version_,
-                         std::string userbase_ = "",
-                         std::string version_source_ = "registry:SysVersion")
-      : prefix(std::move(prefix_))
-      , via(std::move(via_))
-      , version(std::move(version_))
-      , userbase(std::move(userbase_))
-      , version_source(std::move(version_source_)) {}
   std::string prefix;
   std::string via;
   std::string version;  // from a registration, when it says
   std::string userbase; // the Store Python's PYTHONUSERBASE; "" for any other
-  std::string version_source;
+  std::string version_source = "registry:SysVersion";
 };
+
+WindowsPythonCandidate
+candidate(std::string prefix, std::string via, std::string version = std::string()) {
+  WindowsPythonCandidate c;
+  c.prefix = std::move(prefix);
+  c.via = std::move(via);
+  c.version = std::move(version);
+  return c;
+}
 
 // A folder of the examined user's profile: the variable `name` (LOCALAPPDATA, APPDATA), else
 // %USERPROFILE%\<under_profile>, else what the user's own hive records under Explorer's Shell
@@ -143,7 +142,7 @@ std::string store_install_folder(const platform::SysRoot& root,
       fmt::format("Software\\Python\\PythonCore\\{}\\InstallPath", family.minor_version);
   const auto registered = registry_text(root, RegistryRoot::current_user, key, "");
   if (registered) {
-    const std::string dir = loader::normalize_windows_path(*registered);
+    std::string dir = loader::normalize_windows_path(*registered);
     const auto named = formats::parse_store_python_folder(loader::windows_file_name(dir));
     if (named && named->install_folder && named->minor_version == family.minor_version
         && util::to_lower(named->publisher_id) == util::to_lower(family.publisher_id)) {
@@ -214,11 +213,11 @@ void add_store_pythons(const platform::SysRoot& root, std::vector<WindowsPythonC
     if (install.empty()) {
       source = fmt::format("name:{}", data);
     }
-    out.push_back({install.empty() ? data : install,
-                   fmt::format("store:{}", e.name),
-                   version,
-                   loader::windows_join(data, "LocalCache\\local-packages"),
-                   source});
+    WindowsPythonCandidate c =
+        candidate(install.empty() ? data : install, fmt::format("store:{}", e.name), version);
+    c.userbase = loader::windows_join(data, "LocalCache\\local-packages");
+    c.version_source = source;
+    out.push_back(std::move(c));
   }
 }
 
@@ -245,12 +244,12 @@ void add_conda(const platform::SysRoot& root, std::vector<WindowsPythonCandidate
         || !windows_is_dir(root, loader::windows_join(base, "conda-meta"))) {
       continue;
     }
-    out.push_back({base, "conda:base", ""});
+    out.push_back(candidate(base, "conda:base"));
     const std::string envs = loader::windows_join(base, "envs");
     if (auto entries = list_windows_dir(root, envs)) {
       for (const platform::DirEntry& e : *entries) {
         if (e.kind == platform::FileKind::directory) {
-          out.push_back({loader::windows_join(envs, e.name), "conda:envs", ""});
+          out.push_back(candidate(loader::windows_join(envs, e.name), "conda:envs"));
         }
       }
     }
@@ -259,7 +258,7 @@ void add_conda(const platform::SysRoot& root, std::vector<WindowsPythonCandidate
     const std::string txt = loader::windows_join(*home, ".conda\\environments.txt");
     if (auto text = read_windows_file(root, txt, k_max_python_small_file)) {
       for (const std::string& line : formats::parse_conda_environments_txt(*text)) {
-        out.push_back({line, "conda:environments.txt", ""});
+        out.push_back(candidate(line, "conda:environments.txt"));
       }
     }
   }
@@ -280,27 +279,27 @@ std::vector<WindowsPythonCandidate> python_candidates_windows(const platform::Sy
     const std::string parent = loader::windows_parent(loader::normalize_windows_path(dir));
     if (util::to_lower(loader::windows_file_name(dir)) == "scripts"
         && windows_is_file(root, loader::windows_join(parent, "pyvenv.cfg"))) {
-      out.push_back({parent, "PATH:python.exe", ""}); // a venv's Scripts folder
+      out.push_back(candidate(parent, "PATH:python.exe")); // a venv's Scripts folder
     } else {
-      out.push_back({dir, "PATH:python.exe", ""});
+      out.push_back(candidate(dir, "PATH:python.exe"));
     }
   }
   if (auto venv = windows_env(root, "VIRTUAL_ENV"); venv && !venv->empty()) {
-    out.push_back({*venv, "env:VIRTUAL_ENV", ""});
+    out.push_back(candidate(*venv, "env:VIRTUAL_ENV"));
   }
   if (auto conda = windows_env(root, "CONDA_PREFIX"); conda && !conda->empty()) {
-    out.push_back({*conda, "env:CONDA_PREFIX", ""});
+    out.push_back(candidate(*conda, "env:CONDA_PREFIX"));
   }
   if (facts.windows.python_registrations) {
     for (const PythonRegistration& r : *facts.windows.python_registrations) {
-      out.push_back(
-          {r.install_path, fmt::format("pep514:{}\\{}\\{}", r.hive, r.company, r.tag), r.version});
+      out.push_back(candidate(
+          r.install_path, fmt::format("pep514:{}\\{}\\{}", r.hive, r.company, r.tag), r.version));
     }
   }
   add_conda(root, out);
   add_store_pythons(root, out);
   for (const std::string& named : options.python_prefixes) {
-    out.push_back({named, "arg:--python", ""});
+    out.push_back(candidate(named, "arg:--python"));
   }
   return out;
 }
