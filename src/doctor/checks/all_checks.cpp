@@ -55,6 +55,10 @@ constexpr CheckDef k_checks[] = {
     {"windows_basic_display", emits::k_windows_basic_display, check_windows_basic_display},
     {"windows_driver_residue", emits::k_windows_driver_residue, check_windows_driver_residue},
     {"windows_registry_path", emits::k_windows_registry_path, check_windows_registry_path},
+    // windows_services.cpp
+    {"windows_driver_service", emits::k_windows_driver_service, check_windows_driver_service},
+    {"windows_driver_install", emits::k_windows_driver_install, check_windows_driver_install},
+    {"windows_stale_toolkit", emits::k_windows_stale_toolkit, check_windows_stale_toolkit},
     // os_updates.cpp
     {"module_for_kernel", emits::k_module_for_kernel, check_module_for_kernel},
     // internal.cpp
