@@ -106,6 +106,24 @@ struct InventoryPythonRegistration {
   std::string version;
 };
 
+// A GPU service of a Windows system (nvlddmkm, the NVIDIA display container).
+struct InventoryService {
+  std::string name;
+  std::optional<std::uint64_t> start; // 0 boot … 3 on demand, 4 disabled; nullopt: unknown
+  std::optional<std::uint64_t> type;  // 1 kernel driver, 16 own process, 32 shared process
+  std::string image_path;
+};
+
+// An installed program of the GPU stack, from the Uninstall keys.
+struct InventoryProgram {
+  std::string view; // "HKLM", "HKLM32", "HKCU"
+  std::string kind; // "nvidia_driver", "cuda", …
+  std::string display_name;
+  std::string display_version;
+  std::string publisher;
+  std::string install_location;
+};
+
 struct InventoryWindows {
   std::optional<std::string> build;
   std::optional<std::vector<InventoryDisplayAdapter>> display_adapters;
@@ -114,6 +132,12 @@ struct InventoryWindows {
   std::optional<std::vector<InventoryPythonRegistration>> python_registrations;
   // Why each field above that is nullopt is unknown, by JSON field name ("tdr_delay_seconds").
   std::map<std::string, std::string> unknown_reasons;
+  // Services and installed programs; absent (false) for a snapshot written before they were
+  // collected, else the list or nullopt with its reason in unknown_reasons.
+  bool has_services = false;
+  std::optional<std::vector<InventoryService>> services;
+  bool has_installed_programs = false;
+  std::optional<std::vector<InventoryProgram>> installed_programs;
 };
 
 // The Windows part of the inventory; nullopt unless facts.collection.os_family is "windows" and
