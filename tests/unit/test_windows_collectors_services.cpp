@@ -177,6 +177,10 @@ TEST(WindowsProgramsCollector, OnlyTheGpuStackFromEveryView) {
   const facts::InstalledProgram& cuda = (*programs)[2];
   EXPECT_EQ(cuda.display_version, "12.4");
   EXPECT_EQ(cuda.publisher, "NVIDIA Corporation");
+  EXPECT_EQ(
+      cuda.source,
+      "hive:/Windows/System32/config/SOFTWARE:HKLM\\SOFTWARE\\Microsoft\\Windows\\"
+      "CurrentVersion\\Uninstall\\{B2FE1952-0186-46C3-BAEC-A80AA35AC5B8}_CUDADevelopment_12.4");
   ASSERT_TRUE(cuda.location_exists); // not on the disk: deleted
   EXPECT_FALSE(*cuda.location_exists);
   EXPECT_EQ((*programs)[3].key, "{B2FE1952-0186-46C3-BAEC-A80AA35AC5B8}_Display.Driver");

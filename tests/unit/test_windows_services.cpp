@@ -58,6 +58,7 @@ program(std::string kind, std::string name, std::string version, std::string loc
   p.display_version = std::move(version);
   p.publisher = "NVIDIA Corporation";
   p.install_location = std::move(location);
+  p.source = std::string(k_uninstall) + "\\" + p.key;
   p.location_exists = p.install_location.empty()
                           ? facts::Fact<bool>::unknown("InstallLocation is not set")
                           : facts::Fact<bool>::unknown("not looked at");
@@ -146,7 +147,10 @@ TEST(check_windows_driver_install, another_installed_version_than_the_driver_fil
   EXPECT_NE(d->message.find("NVIDIA Graphics Driver 566.36, but the driver's files are 560.94"),
             std::string::npos)
       << d->message;
-  EXPECT_TRUE(has_evidence(*d, "DisplayVersion 566.36"));
+  EXPECT_TRUE(has_evidence(*d, "NVIDIA Graphics Driver 566.36: 566.36"));
+  EXPECT_EQ(d->evidence.front().source,
+            std::string(k_uninstall)
+                + "\\{B2FE1952-0186-46C3-BAEC-A80AA35AC5B8}_nvidia_driver\\DisplayVersion");
   EXPECT_TRUE(has_evidence(*d, "nvcuda.dll: 560.94"));
   EXPECT_TRUE(has_fix_command(*d, "Restart-Computer"));
 
@@ -174,7 +178,10 @@ TEST(check_windows_stale_toolkit, cuda_entries_whose_folder_is_gone_are_info) {
   EXPECT_EQ(t->severity, Severity::info);
   EXPECT_EQ(t->subject, "CUDA 12.4");
   EXPECT_NE(t->message.find("CUDA 12.4 (2 entries)"), std::string::npos) << t->message;
-  EXPECT_TRUE(has_evidence(*t, "InstallLocation " + dir + "\\ does not exist"));
+  EXPECT_EQ(t->evidence.front().source,
+            std::string(k_uninstall)
+                + "\\{B2FE1952-0186-46C3-BAEC-A80AA35AC5B8}_cuda\\InstallLocation");
+  EXPECT_TRUE(has_evidence(*t, "NVIDIA CUDA Development 12.4: " + dir + "\\ does not exist"));
   EXPECT_TRUE(has_evidence(*t, dir + " does not exist"));
   EXPECT_TRUE(
       has_fix_command(*t,

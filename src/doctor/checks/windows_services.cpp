@@ -186,10 +186,8 @@ void check_windows_driver_install(const facts::Facts& facts,
     d.subject = "NVIDIA driver";
     d.shell = util::Shell::powershell;
     d.params = {{"installed", p.display_version}, {"running", other->first}};
-    d.evidence.push_back(Evidence{
-        programs.source(),
-        fmt::format(
-            "{}\\{}: {} DisplayVersion {}", p.view, p.key, p.display_name, p.display_version)});
+    d.evidence.push_back(Evidence{p.source + "\\DisplayVersion",
+                                  fmt::format("{}: {}", p.display_name, p.display_version)});
     for (const auto& r : running) {
       d.evidence.push_back(r.second);
     }
@@ -230,12 +228,9 @@ void check_windows_stale_toolkit(const facts::Facts& facts,
       if (p->location_exists) {
         exists = exists || *p->location_exists;
         if (!*p->location_exists) {
-          gone.push_back(Evidence{programs.source(),
-                                  fmt::format("{}\\{}: {}, InstallLocation {} does not exist",
-                                              p->view,
-                                              p->key,
-                                              p->display_name,
-                                              p->install_location)});
+          gone.push_back(
+              Evidence{p->source + "\\InstallLocation",
+                       fmt::format("{}: {} does not exist", p->display_name, p->install_location)});
         }
       }
     }
@@ -260,11 +255,13 @@ void check_windows_stale_toolkit(const facts::Facts& facts,
     d.id = ids::k_windows_cuda_toolkit_removed;
     d.subject = "CUDA " + release;
     d.shell = util::Shell::powershell;
-    d.params = {{"release", release},
-                {"entries", std::to_string(entries.size())},
-                {"variable", stale_variable.empty() ? variable : stale_variable},
-                {"environment_key",
-                 "HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"}};
+    d.params = {
+        {"release", release},
+        {"entries",
+         entries.size() == 1 ? std::string("1 entry") : fmt::format("{} entries", entries.size())},
+        {"variable", stale_variable.empty() ? variable : stale_variable},
+        {"environment_key",
+         "HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"}};
     if (!stale_variable.empty()) {
       d.tags.emplace_back("stale_variable");
     }

@@ -460,6 +460,7 @@ struct InstalledProgram {
   // Whether install_location is a folder on the examined system; unknown when it is not set or
   // lies outside the examined tree.
   Fact<bool> location_exists;
+  std::string source; // the key ("hive:…:HKLM\\SOFTWARE\\Microsoft\\…\\Uninstall\\{…}")
   bool operator==(const InstalledProgram&) const = default;
 };
 

@@ -427,7 +427,8 @@ DOCTOR_FACTS_FIELDS(InstalledProgram,
                     display_version,
                     publisher,
                     install_location,
-                    location_exists)
+                    location_exists,
+                    source)
 DOCTOR_FACTS_FIELDS(WindowsInfo,
                     product_name,
                     edition_id,

@@ -73,7 +73,7 @@ void describe_services_and_programs(const InventoryWindows& w, std::vector<Inven
     if (services.empty()) {
       services.push_back(w.services ? "no NVIDIA service registered" : unknown("services"));
     }
-    out.push_back({"Services", services});
+    out.push_back({"Service", services});
   }
   if (w.has_installed_programs) {
     std::vector<std::string> programs;
@@ -87,7 +87,7 @@ void describe_services_and_programs(const InventoryWindows& w, std::vector<Inven
       programs.push_back(w.installed_programs ? "no NVIDIA, Python or VC++ programs installed"
                                               : unknown("installed_programs"));
     }
-    out.push_back({"Programs", programs});
+    out.push_back({"Apps", programs});
   }
 }
 

@@ -132,6 +132,7 @@ std::optional<InstalledProgram> read_program(const platform::SysRoot& root,
   p.display_version = text("DisplayVersion");
   p.install_location = text("InstallLocation");
   p.location_exists = location_exists(root, p.install_location);
+  p.source = util::sanitize(r.source(where.root, key), k_max_program_text);
   return p;
 }
 
