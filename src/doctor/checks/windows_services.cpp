@@ -213,7 +213,10 @@ void check_windows_stale_toolkit(const facts::Facts& facts,
       }
     }
   }
-  for (const auto& [release, entries] : by_release) {
+  for (const auto& item : by_release) {
+    // Named, not a structured binding: the lambda below captures it (clang 14 cannot).
+    const std::string& release = item.first;
+    const std::vector<const facts::InstalledProgram*>& entries = item.second;
     const bool found = std::any_of(
         facts.cuda_toolkits.begin(), facts.cuda_toolkits.end(), [&](const facts::CudaToolkit& t) {
           return t.version
