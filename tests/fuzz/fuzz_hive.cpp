@@ -115,5 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   doctor::collect::collect_windows_crash_settings(root, options, facts);
   doctor::collect::collect_windows_memory(root, options, facts);
   doctor::collect::collect_windows_environment(root, options, facts);
+  doctor::collect::collect_windows_services(root, options, facts);
+  doctor::collect::collect_windows_programs(root, options, facts);
   return 0;
 }

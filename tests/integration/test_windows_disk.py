@@ -35,6 +35,15 @@ SYSTEM_REG = r"""Windows Registry Editor Version 5.00
 "DriverDate"="9-5-2024"
 "InfPath"="oem12.inf"
 "MatchingDeviceId"="pci\\ven_10de&dev_2204"
+
+[\ControlSet001\Services\nvlddmkm]
+"Start"=dword:%%08x
+"Type"=dword:00000001
+"ImagePath"="\\SystemRoot\\System32\\DriverStore\\FileRepository\\nv_dispi.inf_amd64_1\\nvlddmkm.sys"
+
+[\ControlSet001\Services\Tcpip]
+"Start"=dword:00000001
+"ImagePath"="\\SystemRoot\\System32\\drivers\\tcpip.sys"
 """ % DISPLAY
 
 SOFTWARE_REG = r"""Windows Registry Editor Version 5.00
@@ -47,6 +56,31 @@ SOFTWARE_REG = r"""Windows Registry Editor Version 5.00
 [\Python\PythonCore\3.11\InstallPath]
 @="C:\\Program Files\\Python311\\"
 """
+
+# The GPU stack's Apps & Features entries (NVIDIA's installer writes these keys), beside one that
+# is no part of it; %s is the driver entry's version.
+UNINSTALL = r"Microsoft\Windows\CurrentVersion\Uninstall"
+PROGRAMS_REG = r"""
+[\%s\{B2FE1952-0186-46C3-BAEC-A80AA35AC5B8}_Display.Driver]
+"DisplayName"="NVIDIA Graphics Driver %%s"
+"DisplayVersion"="%%s"
+"Publisher"="NVIDIA Corporation"
+
+[\%s\{B2FE1952-0186-46C3-BAEC-A80AA35AC5B8}_CUDADevelopment_12.4]
+"DisplayName"="NVIDIA CUDA Development 12.4"
+"DisplayVersion"="12.4"
+"Publisher"="NVIDIA Corporation"
+"InstallLocation"="C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\"
+
+[\%s\7-Zip]
+"DisplayName"="7-Zip 23.01 (x64)"
+"Publisher"="Igor Pavlov"
+
+[\WOW6432Node\%s\{vc-x86}]
+"DisplayName"="Microsoft Visual C++ 2015-2022 Redistributable (x86) - 14.40.33810"
+"DisplayVersion"="14.40.33810.0"
+"Publisher"="Microsoft Corporation"
+""" % (UNINSTALL, UNINSTALL, UNINSTALL, UNINSTALL)
 
 USER_REG = r"""Windows Registry Editor Version 5.00
 
@@ -65,12 +99,15 @@ def make_hive(path, reg):
     os.unlink(reg_file)
 
 
-def windows_disk():
-    """A disk tree whose names are in the case a real Windows disk mixes (WINDOWS, config)."""
+def windows_disk(start=3, driver_entry=None):
+    """A disk tree whose names are in the case a real Windows disk mixes (WINDOWS, config); the
+    nvlddmkm service starts with `start`; with `driver_entry` (the driver's version there), the
+    GPU stack's Uninstall entries are in SOFTWARE too."""
     t = tempfile.mkdtemp(prefix="windows-disk-")
     config = os.path.join(t, "WINDOWS", "System32", "config")
-    make_hive(os.path.join(config, "SYSTEM"), SYSTEM_REG)
-    make_hive(os.path.join(config, "SOFTWARE"), SOFTWARE_REG)
+    make_hive(os.path.join(config, "SYSTEM"), SYSTEM_REG % start)
+    programs = PROGRAMS_REG % (driver_entry, driver_entry) if driver_entry else ""
+    make_hive(os.path.join(config, "SOFTWARE"), SOFTWARE_REG + programs)
     make_hive(os.path.join(t, "Users", "olduser", "NTUSER.DAT"), USER_REG % "olduser")
     os.utime(os.path.join(t, "Users", "olduser", "NTUSER.DAT"), (1_000_000, 1_000_000))
     make_hive(os.path.join(t, "Users", "alice", "NTUSER.DAT"), USER_REG % "alice")
@@ -116,6 +153,74 @@ def check_reads_the_hives():
         delay = facts["windows"]["tdr"]["value"]["tdr_delay"]
         expect(delay == {"value": 60, "source": "hive:/WINDOWS/System32/config/SYSTEM:"
                          "HKLM\\SYSTEM\\ControlSet001\\Control\\GraphicsDrivers\\TdrDelay"}, delay)
+    finally:
+        shutil.rmtree(t)
+
+
+SERVICE_ID = "windows.nvidia_service_not_loaded"
+INSTALL_ID = "windows.driver_install_incomplete"
+TOOLKIT_ID = "windows.cuda_toolkit_removed"
+CUDA_124 = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4"
+
+
+def ids_of(doc):
+    return [f["id"] for f in doc["findings"]]
+
+
+@test
+def services_and_programs_from_the_hives_make_their_findings():
+    """nvlddmkm disabled, Apps & Features with driver 566.36 while the adapter has 560.94, and a
+    CUDA 12.4 whose folder is gone: the three findings; the same disk set right: none of them."""
+    t = windows_disk(start=4, driver_entry="566.36")
+    try:
+        r = run(["check", "--sysroot", t, "--format", "json", "--env", "CUDA_PATH_V12_4=" + CUDA_124],
+                drop_env=("NO_COLOR",))
+        expect(r.code in (0, 1), f"exit {r.code}: {r.err[:2000]}")
+        doc = r.json()
+        h.validate(doc, "report.schema.json")
+        w = doc["inventory"]["windows"]
+        expect(w["services"] == [{"name": "nvlddmkm", "start": 4, "type": 1, "image_path":
+                                  "\\SystemRoot\\System32\\DriverStore\\FileRepository\\"
+                                  "nv_dispi.inf_amd64_1\\nvlddmkm.sys"}], w["services"])
+        expect([(p["view"], p["kind"], p["display_version"]) for p in w["installed_programs"]] == [
+            ("HKLM", "cuda", "12.4"), ("HKLM", "nvidia_driver", "566.36"),
+            ("HKLM32", "vc_redist", "14.40.33810.0")], w["installed_programs"])
+        found = {f["id"]: f for f in doc["findings"]}
+        expect(SERVICE_ID in found and found[SERVICE_ID]["severity"] == "error", ids_of(doc))
+        if SERVICE_ID in found:
+            commands = [x["command"] for x in found[SERVICE_ID]["fixes"] if x["command"]]
+            expect("Set-ItemProperty -Path HKLM:\\SYSTEM\\CurrentControlSet\\Services\\nvlddmkm"
+                   " -Name Start -Value 3" in commands, commands)
+            expect(any("ControlSet001\\Services\\nvlddmkm\\Start" in e["source"]
+                       for e in found[SERVICE_ID]["evidence"]), found[SERVICE_ID]["evidence"])
+        expect(INSTALL_ID in found and "566.36" in found[INSTALL_ID]["message"]
+               and "560.94" in found[INSTALL_ID]["message"], ids_of(doc))
+        expect(TOOLKIT_ID in found and found[TOOLKIT_ID]["subject"] == "CUDA 12.4", ids_of(doc))
+        if TOOLKIT_ID in found:
+            commands = [x["command"] for x in found[TOOLKIT_ID]["fixes"] if x["command"]]
+            expect("Remove-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\"
+                   "Session Manager\\Environment' -Name CUDA_PATH_V12_4" in commands, commands)
+        text = run(["check", "--sysroot", t], env={"NO_COLOR": "1"})
+        expect_contains(text.out, "Service nvlddmkm start 4 (disabled), kernel driver")
+        expect_contains(text.out, "NVIDIA Graphics Driver 566.36 (HKLM)")
+        expect(any(e["source"].endswith("_Display.Driver\\DisplayVersion")
+                   for e in found.get(INSTALL_ID, {}).get("evidence", [])), found.get(INSTALL_ID))
+        # The snapshot gives the same findings on its own.
+        snap = os.path.join(t, "snap.json")
+        expect_exit(run(["snapshot", "--sysroot", t, "--env", "CUDA_PATH_V12_4=" + CUDA_124,
+                         "-o", snap]), 0)
+        again = run(["check", "--snapshot", snap, "--format", "json"])
+        expect(ids_of(again.json()) == ids_of(doc), f"{ids_of(again.json())} != {ids_of(doc)}")
+    finally:
+        shutil.rmtree(t)
+    t = windows_disk(start=3, driver_entry="560.94")
+    try:
+        os.makedirs(os.path.join(t, "Program Files", "NVIDIA GPU Computing Toolkit", "CUDA", "v12.4"))
+        doc = run(["check", "--sysroot", t, "--format", "json", "--env",
+                   "CUDA_PATH_V12_4=" + CUDA_124]).json()
+        for i in (SERVICE_ID, INSTALL_ID, TOOLKIT_ID):
+            expect(i not in ids_of(doc), f"{i} on a disk set right: {ids_of(doc)}")
+        expect(doc["inventory"]["windows"]["services"][0]["start"] == 3, doc["inventory"]["windows"])
     finally:
         shutil.rmtree(t)
 

@@ -59,6 +59,10 @@ constexpr CheckDef k_checks[] = {
     // windows_access.cpp
     {"windows_file_access", emits::k_windows_file_access, check_windows_file_access},
     {"windows_signatures", emits::k_windows_signatures, check_windows_signatures},
+    // windows_services.cpp
+    {"windows_driver_service", emits::k_windows_driver_service, check_windows_driver_service},
+    {"windows_driver_install", emits::k_windows_driver_install, check_windows_driver_install},
+    {"windows_stale_toolkit", emits::k_windows_stale_toolkit, check_windows_stale_toolkit},
     // os_updates.cpp
     {"module_for_kernel", emits::k_module_for_kernel, check_module_for_kernel},
     // internal.cpp

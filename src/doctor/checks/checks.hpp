@@ -117,6 +117,18 @@ void check_windows_signatures(const facts::Facts& facts,
                               const kb::KnowledgeBase& kb,
                               FindingSink& out);
 
+// windows_services.cpp (Windows services and installed programs): the NVIDIA display driver's
+// kernel service disabled or missing, a driver install half done, a CUDA toolkit deleted by hand.
+void check_windows_driver_service(const facts::Facts& facts,
+                                  const kb::KnowledgeBase& kb,
+                                  FindingSink& out);
+void check_windows_driver_install(const facts::Facts& facts,
+                                  const kb::KnowledgeBase& kb,
+                                  FindingSink& out);
+void check_windows_stale_toolkit(const facts::Facts& facts,
+                                 const kb::KnowledgeBase& kb,
+                                 FindingSink& out);
+
 // os_updates.cpp (family 8): a kernel update that left the NVIDIA driver without a module.
 void check_module_for_kernel(const facts::Facts& facts,
                              const kb::KnowledgeBase& kb,

@@ -64,6 +64,8 @@ constexpr Collector k_windows_collectors[] = {
     {"display", collect_windows_display},
     {"pci", collect_windows_pci},
     {"software", collect_windows_software},
+    {"services", collect_windows_services},
+    {"installed_programs", collect_windows_programs},
     {"python", collect_windows_python},
     {"cuda", collect_windows_cuda},
     {"cudnn", collect_windows_cudnn},

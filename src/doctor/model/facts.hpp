@@ -441,6 +441,35 @@ struct WindowsFileAccess {
   bool operator==(const WindowsFileAccess&) const = default;
 };
 
+// A service or driver registered under HKLM\SYSTEM\CurrentControlSet\Services\<name>: the NVIDIA
+// display driver's kernel service (nvlddmkm), the display container, and other services whose
+// ImagePath lies in an NVIDIA driver folder.
+struct WindowsService {
+  std::string name;          // the key's name: "nvlddmkm"
+  Fact<std::uint64_t> start; // Start: 0 boot, 1 system, 2 automatic, 3 on demand, 4 disabled
+  Fact<std::uint64_t> type;  // Type: 1 kernel driver, 16 own process, 32 shared process
+  std::string image_path;    // ImagePath as recorded (unexpanded, "\\SystemRoot\\System32\\…")
+  std::string display_name;  // DisplayName as recorded ("@oem12.inf,%…%" stays as it is)
+  std::string source;        // the key ("hive:…:HKLM\\SYSTEM\\ControlSet001\\Services\\nvlddmkm")
+  bool operator==(const WindowsService&) const = default;
+};
+
+// A program in the Uninstall keys (Apps & Features), kept only if it is part of a GPU stack.
+struct InstalledProgram {
+  std::string view;             // "HKLM", "HKLM32" (WOW6432Node) or "HKCU"
+  std::string key;              // the Uninstall subkey: "{B2FE1952-…}_Display.Driver"
+  std::string kind;             // the matching rule (facts_values.hpp k_program_kinds)
+  std::string display_name;     // "NVIDIA Graphics Driver 560.94"
+  std::string display_version;  // "560.94"
+  std::string publisher;        // "NVIDIA Corporation"
+  std::string install_location; // InstallLocation as recorded; "" when not set
+  // Whether install_location is a folder on the examined system; unknown when it is not set or
+  // lies outside the examined tree.
+  Fact<bool> location_exists;
+  std::string source; // the key ("hive:…:HKLM\\SOFTWARE\\Microsoft\\…\\Uninstall\\{…}")
+  bool operator==(const InstalledProgram&) const = default;
+};
+
 struct WindowsInfo {
   Fact<std::string> product_name;    // "Windows 11 Pro" (CurrentVersion\ProductName, corrected)
   Fact<std::string> edition_id;      // "Professional"
@@ -469,6 +498,10 @@ struct WindowsInfo {
   // Folder -> the *.dll file names in it, for the folders a framework loads every DLL of
   // (torch\lib: torch\__init__.py preloads each one), as the collector listed them.
   std::map<std::string, std::vector<std::string>> dll_listings;
+  // Services and installed programs (services_collector.cpp, programs_collector.cpp). Services
+  // sorted by name; programs by view, then key. Known and empty: the keys exist and hold none.
+  Fact<std::vector<WindowsService>> services;
+  Fact<std::vector<InstalledProgram>> installed_programs;
   bool operator==(const WindowsInfo&) const = default;
 };
 

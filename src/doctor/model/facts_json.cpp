@@ -419,6 +419,17 @@ DOCTOR_FACTS_FIELDS(TdrSettings, tdr_level, tdr_delay, tdr_ddi_delay)
 DOCTOR_FACTS_FIELDS(CrashDumpSettings, crash_dump_enabled, minidump_dir, dump_file)
 DOCTOR_FACTS_FIELDS(
     WindowsFileAccess, path, readable, executable, zone, authenticode, source, detail)
+DOCTOR_FACTS_FIELDS(WindowsService, name, start, type, image_path, display_name, source)
+DOCTOR_FACTS_FIELDS(InstalledProgram,
+                    view,
+                    key,
+                    kind,
+                    display_name,
+                    display_version,
+                    publisher,
+                    install_location,
+                    location_exists,
+                    source)
 DOCTOR_FACTS_FIELDS(WindowsInfo,
                     product_name,
                     edition_id,
@@ -441,7 +452,9 @@ DOCTOR_FACTS_FIELDS(WindowsInfo,
                     crash_dumps,
                     elevated,
                     file_access,
-                    dll_listings)
+                    dll_listings,
+                    services,
+                    installed_programs)
 DOCTOR_FACTS_FIELDS(Facts,
                     collection,
                     environment,

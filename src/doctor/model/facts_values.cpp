@@ -114,6 +114,21 @@ void check_files(ValueChecker& c, const Facts& facts) {
   }
 }
 
+void check_windows_programs(ValueChecker& c, const WindowsInfo& w) {
+  if (!w.installed_programs) {
+    return;
+  }
+  const auto& programs = *w.installed_programs;
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    c.one_of([i] { return fmt::format("windows.installed_programs[{}].view", i); },
+             programs[i].view,
+             k_program_views);
+    c.one_of([i] { return fmt::format("windows.installed_programs[{}].kind", i); },
+             programs[i].kind,
+             k_program_kinds);
+  }
+}
+
 } // namespace
 
 Expected<void> check_values(const Facts& facts) {
@@ -122,6 +137,7 @@ Expected<void> check_values(const Facts& facts) {
   check_driver(c, facts.driver);
   check_python(c, facts.python_envs);
   check_files(c, facts);
+  check_windows_programs(c, facts.windows);
   if (c.error()) {
     return make_error(ErrorCode::parse, *c.error());
   }

@@ -59,6 +59,11 @@ inline constexpr std::array<std::string_view, 13> k_error_codes = {"not_found",
                                                                    "not_regular",
                                                                    "resource",
                                                                    "internal"};
+// windows.installed_programs[].view
+inline constexpr std::array<std::string_view, 3> k_program_views = {"HKLM", "HKLM32", "HKCU"};
+// windows.installed_programs[].kind: the rule of programs_collector.cpp's table that kept it
+inline constexpr std::array<std::string_view, 8> k_program_kinds = {
+    "nvidia_driver", "cuda", "cudnn", "nsight", "nvidia_other", "python", "conda", "vc_redist"};
 
 // Returns an error naming the first enumerated field whose value is outside its set
 // ("collection.os_family: \"Linux\" is not one of linux, windows").

@@ -115,6 +115,24 @@ struct InventoryFileAccess {
   std::string authenticode; // "valid", "unsigned", "invalid: …"; "" not verified
 };
 
+// A GPU service of a Windows system (nvlddmkm, the NVIDIA display container).
+struct InventoryService {
+  std::string name;
+  std::optional<std::uint64_t> start; // 0 boot … 3 on demand, 4 disabled; nullopt: unknown
+  std::optional<std::uint64_t> type;  // 1 kernel driver, 16 own process, 32 shared process
+  std::string image_path;
+};
+
+// An installed program of the GPU stack, from the Uninstall keys.
+struct InventoryProgram {
+  std::string view; // "HKLM", "HKLM32", "HKCU"
+  std::string kind; // "nvidia_driver", "cuda", …
+  std::string display_name;
+  std::string display_version;
+  std::string publisher;
+  std::string install_location;
+};
+
 struct InventoryWindows {
   std::optional<std::string> build;
   std::optional<std::vector<InventoryDisplayAdapter>> display_adapters;
@@ -126,6 +144,12 @@ struct InventoryWindows {
   // The DLLs whose access, Mark of the Web or signature the live collector noted, by path; empty
   // for a disk, a snapshot without them, or a machine where nothing was worth saying.
   std::vector<InventoryFileAccess> file_access;
+  // Services and installed programs; absent (false) for a snapshot written before they were
+  // collected, else the list or nullopt with its reason in unknown_reasons.
+  bool has_services = false;
+  std::optional<std::vector<InventoryService>> services;
+  bool has_installed_programs = false;
+  std::optional<std::vector<InventoryProgram>> installed_programs;
 };
 
 // The Windows part of the inventory; nullopt unless facts.collection.os_family is "windows" and

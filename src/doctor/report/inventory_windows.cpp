@@ -1,13 +1,98 @@
 // SPDX-License-Identifier: MIT
 // The Windows part of the inventory: what the registry of a Windows system says about its display
-// adapters, GPU timeouts and registered Pythons, and on the live machine the DLLs whose access,
-// Mark of the Web or signature is worth a line.
+// adapters, GPU timeouts and registered Pythons, its GPU services and the installed programs of
+// its GPU stack, and on the live machine the DLLs whose access, Mark of the Web or signature is
+// worth a line.
 #include <doctor/report/inventory.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
 
+#include <array>
+
 namespace doctor::report {
+
+namespace {
+
+// A fact left as Fact{} was not in the snapshot (written before the doctor collected it): it
+// has no line, rather than an "unknown".
+template<typename T>
+bool was_collected(const facts::Fact<T>& f) {
+  return f != facts::Fact<T>{};
+}
+
+std::optional<std::uint64_t> or_none(const facts::Fact<std::uint64_t>& f) {
+  return f ? std::optional<std::uint64_t>(*f) : std::nullopt;
+}
+
+void add_services_and_programs(const facts::WindowsInfo& w, InventoryWindows& out) {
+  out.has_services = was_collected(w.services);
+  if (w.services) {
+    out.services.emplace();
+    for (const facts::WindowsService& s : *w.services) {
+      out.services->push_back({s.name, or_none(s.start), or_none(s.type), s.image_path});
+    }
+  } else if (out.has_services) {
+    out.unknown_reasons["services"] = w.services.reason();
+  }
+  out.has_installed_programs = was_collected(w.installed_programs);
+  if (w.installed_programs) {
+    out.installed_programs.emplace();
+    for (const facts::InstalledProgram& p : *w.installed_programs) {
+      out.installed_programs->push_back(
+          {p.view, p.kind, p.display_name, p.display_version, p.publisher, p.install_location});
+    }
+  } else if (out.has_installed_programs) {
+    out.unknown_reasons["installed_programs"] = w.installed_programs.reason();
+  }
+}
+
+std::string start_text(const std::optional<std::uint64_t>& start) {
+  if (!start) {
+    return "start unknown";
+  }
+  constexpr std::array<const char*, 5> k_names = {
+      "boot", "system", "automatic", "on demand", "disabled"};
+  return *start < k_names.size() ? fmt::format("start {} ({})", *start, k_names.at(*start))
+                                 : fmt::format("start {}", *start);
+}
+
+void describe_services_and_programs(const InventoryWindows& w, std::vector<InventoryLine>& out) {
+  auto unknown = [&](const std::string& field) {
+    auto it = w.unknown_reasons.find(field);
+    return "unknown, because " + (it == w.unknown_reasons.end() ? "not known" : it->second);
+  };
+  if (w.has_services) {
+    std::vector<std::string> services;
+    for (const InventoryService& s : w.services ? *w.services : std::vector<InventoryService>{}) {
+      services.push_back(fmt::format("{} {}{}{}",
+                                     s.name,
+                                     start_text(s.start),
+                                     s.type == 1U ? ", kernel driver" : "",
+                                     s.image_path.empty() ? "" : ", " + s.image_path));
+    }
+    if (services.empty()) {
+      services.push_back(w.services ? "no NVIDIA service registered" : unknown("services"));
+    }
+    out.push_back({"Service", services});
+  }
+  if (w.has_installed_programs) {
+    std::vector<std::string> programs;
+    for (const InventoryProgram& p :
+         w.installed_programs ? *w.installed_programs : std::vector<InventoryProgram>{}) {
+      const bool named = p.display_version.empty() || p.display_name.ends_with(p.display_version);
+      programs.push_back(
+          fmt::format("{}{} ({})", p.display_name, named ? "" : " " + p.display_version, p.view));
+    }
+    if (programs.empty()) {
+      programs.push_back(w.installed_programs ? "no NVIDIA, Python or VC++ programs installed"
+                                              : unknown("installed_programs"));
+    }
+    out.push_back({"Apps", programs});
+  }
+}
+
+} // namespace
 
 std::optional<InventoryWindows> make_windows_inventory(const facts::Facts& facts) {
   const facts::WindowsInfo& w = facts.windows;
@@ -60,6 +145,7 @@ std::optional<InventoryWindows> make_windows_inventory(const facts::Facts& facts
   for (const facts::WindowsFileAccess& a : w.file_access) {
     out.file_access.push_back({a.path, a.readable, a.executable, a.zone, a.authenticode});
   }
+  add_services_and_programs(w, out);
   return out;
 }
 
@@ -152,6 +238,7 @@ void describe_windows_inventory(const InventoryWindows& w, std::vector<Inventory
   if (!access.empty()) {
     out.push_back({"DLL access", access});
   }
+  describe_services_and_programs(w, out);
 }
 
 } // namespace doctor::report

@@ -132,6 +132,32 @@ Json inventory_json(const Inventory& inv) {
     } else {
       windows["python_registrations"] = nullptr;
     }
+    if (w.has_services) {
+      windows["services"] = nullptr;
+      if (w.services) {
+        windows["services"] = Json::array();
+        for (const auto& sv : *w.services) {
+          windows["services"].push_back({{"name", sv.name},
+                                         {"start", or_null(sv.start)},
+                                         {"type", or_null(sv.type)},
+                                         {"image_path", sv.image_path}});
+        }
+      }
+    }
+    if (w.has_installed_programs) {
+      windows["installed_programs"] = nullptr;
+      if (w.installed_programs) {
+        windows["installed_programs"] = Json::array();
+        for (const auto& p : *w.installed_programs) {
+          windows["installed_programs"].push_back({{"view", p.view},
+                                                   {"kind", p.kind},
+                                                   {"display_name", p.display_name},
+                                                   {"display_version", p.display_version},
+                                                   {"publisher", p.publisher},
+                                                   {"install_location", p.install_location}});
+        }
+      }
+    }
     windows["unknown_reasons"] = w.unknown_reasons;
     if (!w.file_access.empty()) {
       windows["file_access"] = Json::array();

@@ -43,4 +43,17 @@ void collect_windows_software(const platform::SysRoot& root,
                               const CollectOptions& options,
                               facts::Facts& facts);
 
+// The GPU services under HKLM\SYSTEM\CurrentControlSet\Services: nvlddmkm, the NVIDIA display
+// container, and services whose ImagePath lies in an NVIDIA driver folder (services_collector.cpp).
+void collect_windows_services(const platform::SysRoot& root,
+                              const CollectOptions& options,
+                              facts::Facts& facts);
+
+// The Uninstall entries of the GPU stack (NVIDIA, Python, conda, VC++ redistributables) from HKLM,
+// its WOW6432Node view and HKCU, and whether each CUDA_PATH_V<major>_<minor> folder exists
+// (programs_collector.cpp).
+void collect_windows_programs(const platform::SysRoot& root,
+                              const CollectOptions& options,
+                              facts::Facts& facts);
+
 } // namespace doctor::collect
