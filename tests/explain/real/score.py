@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Scores `cudnn-doctor explain` on the real reports of one part of the corpus.
+
+    python3 tests/explain/real/score.py DOCTOR --part train|test [-j N] [--json FILE]
+
+For each case of the part it runs `DOCTOR explain --no-machine --format json FILE` and compares
+the cause classes it names with the class the thread established: top-1 is `causes[0]`, top-3
+any of the first three. It prints the figures overall, per label and per platform, then every
+miss with what explain said. The test part is kept back: score it once, at the end (README.md).
+The exit status is 0 when every case ran (the figures are the result, not a pass or fail), 1 when
+explain failed to run on a case, 2 on a usage error.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(doctor: str, path: Path) -> tuple[list[dict] | None, str]:
+    p = subprocess.run([doctor, "explain", "--color", "never", "--no-machine", "--format", "json",
+                        str(path)], capture_output=True, timeout=120)
+    try:
+        out = json.loads(p.stdout.decode("utf-8", "replace"))
+    except json.JSONDecodeError:
+        return None, f"exit {p.returncode}: {p.stderr.decode('utf-8', 'replace')[:300]}"
+    causes = out.get("causes") if isinstance(out, dict) else None
+    return (causes if isinstance(causes, list) else None), ""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("doctor")
+    ap.add_argument("--part", choices=["train", "test"], required=True)
+    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--json", help="also write the per-case results here")
+    args = ap.parse_args()
+    cases = [c for c in json.loads((HERE / "cases.json").read_text(encoding="utf-8"))["cases"]
+             if c["part"] == args.part]
+    if not cases:
+        print(f"no cases in the {args.part} part")
+        return 2
+    with concurrent.futures.ThreadPoolExecutor(args.j) as pool:
+        results = list(pool.map(lambda c: run(args.doctor, HERE / c["part"] / c["file"]), cases))
+    broken = 0
+    top1 = top3 = 0
+    by_label = collections.defaultdict(lambda: [0, 0, 0])
+    by_platform = collections.defaultdict(lambda: [0, 0, 0])
+    misses = []
+    rows = []
+    for case, (causes, error) in zip(cases, results):
+        if causes is None:
+            broken += 1
+            misses.append(f"{case['file']}: explain did not answer ({error})")
+            continue
+        named = [c.get("cause_class") for c in causes]
+        hit1 = bool(named) and named[0] == case["cause_class"]
+        hit3 = case["cause_class"] in named[:3]
+        top1 += hit1
+        top3 += hit3
+        for table, key in ((by_label, case["cause_class"]), (by_platform, case["platform"])):
+            table[key][0] += 1
+            table[key][1] += hit1
+            table[key][2] += hit3
+        if not hit1:
+            said = ", ".join(f"{c.get('id')} ({c.get('cause_class')})" for c in causes[:3]) or "no cause"
+            misses.append(f"{case['file']} [{case['thread']}]: wanted {case['cause_class']}, "
+                          f"got {said}")
+        rows.append({"file": case["file"], "want": case["cause_class"], "named": named[:3],
+                     "top1": hit1, "top3": hit3})
+    n = len(cases)
+    print(f"{args.part} part: {n} cases; top-1 {top1}/{n} ({100 * top1 / n:.1f}%), "
+          f"top-3 {top3}/{n} ({100 * top3 / n:.1f}%)")
+    for title, table in (("label", by_label), ("platform", by_platform)):
+        print(f"\nper {title}:")
+        for key in sorted(table):
+            total, h1, h3 = table[key]
+            print(f"  {key:34} {total:4}  top-1 {h1:4} ({100 * h1 / total:5.1f}%)  "
+                  f"top-3 {h3:4} ({100 * h3 / total:5.1f}%)")
+    print(f"\nmisses ({len(misses)}):")
+    for m in misses:
+        print("  " + m)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    return 1 if broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
