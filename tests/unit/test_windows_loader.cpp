@@ -132,8 +132,26 @@ TEST(check_windows_loader, a_missing_cudnn_points_at_the_copy_elsewhere_with_a_q
     }
   }
   ASSERT_NE(n, nullptr);
-  EXPECT_TRUE(has_fix_command(
-      *n, "$env:PATH = 'C:\\Program Files\\NVIDIA\\CUDNN\\v8.9\\bin' + ';' + $env:PATH"));
+  EXPECT_TRUE(
+      has_fix_command(*n, "$env:PATH = \"C:\\Program Files\\NVIDIA\\CUDNN\\v8.9\\bin;$env:PATH\""));
+}
+
+// A folder PowerShell would take bare as an argument is still inside the string: in an
+// assignment a bare C:\cudnn\bin would be run as a command.
+TEST(check_windows_loader, the_path_fix_is_a_powershell_string_for_any_folder) {
+  WindowsTree t;
+  cudnn8(t, "C:\\cudnn\\bin");
+  t.dll(k_system32 + "\\nvcuda.dll");
+  auto tf = test::framework("tensorflow", "2.10.1", "11.2", "8.1");
+  auto f = windows_machine(k_system32, tf);
+  f.cudnn.push_back(
+      test::cudnn_install("C:\\cudnn\\bin", 8, {{"cudnn64_8.dll", "8.9.4"}}, "8.9.4"));
+  const auto findings = checked(f, t);
+  bool found = false;
+  for (const Finding* x : test::all_of(findings, test::ids::k_windows_dll_not_found)) {
+    found = found || has_fix_command(*x, "$env:PATH = \"C:\\cudnn\\bin;$env:PATH\"");
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(check_windows_loader, nothing_for_linux_facts_or_a_snapshot_without_a_walk) {

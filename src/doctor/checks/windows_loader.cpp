@@ -59,10 +59,12 @@ std::string cudnn_dir_with(const facts::Facts& facts, const std::string& dll) {
   return {};
 }
 
-// PowerShell: this folder first on PATH for the programs started from this console.
+// PowerShell: this folder first on PATH for the programs started from this console. The folder
+// goes inside the double-quoted string: an assignment is expression mode, where a folder left
+// bare because it needs no quoting would be run as a command.
 util::Command prepend_path(const std::string& dir) {
-  util::Command c("$env:PATH = ");
-  c.value(dir).text(" + ';' + $env:PATH");
+  util::Command c("$env:PATH = \"");
+  c.value_in_double_quotes(dir).text(";$env:PATH\"");
   return c;
 }
 
