@@ -36,11 +36,6 @@ constexpr const char* k_system_reg = R"reg([\Select]
 "Chinese"="张伟"
 )reg";
 
-#define REQUIRE_HIVEXREGEDIT()                                                                     \
-  if (!test::hivexregedit_available()) {                                                           \
-    GTEST_SKIP() << "hivexregedit is not installed (libwin-hivex-perl)";                           \
-  }
-
 // A Windows disk: Windows/System32 and, when given, its SYSTEM and SOFTWARE hives.
 void make_disk(const TempDir& tmp, const char* system_reg, const char* software_reg = nullptr) {
   test::mkdirs(tmp.at("Windows/System32/config"));

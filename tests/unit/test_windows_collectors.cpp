@@ -18,11 +18,6 @@ namespace {
 
 using test::TempDir;
 
-#define REQUIRE_HIVEXREGEDIT()                                                                     \
-  if (!test::hivexregedit_available()) {                                                           \
-    GTEST_SKIP() << "hivexregedit is not installed (libwin-hivex-perl)";                           \
-  }
-
 constexpr const char* k_display =
     "\\ControlSet001\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}";
 

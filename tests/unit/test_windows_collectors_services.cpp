@@ -19,11 +19,6 @@ namespace {
 
 using test::TempDir;
 
-#define REQUIRE_HIVEXREGEDIT()                                                                     \
-  if (!test::hivexregedit_available()) {                                                           \
-    GTEST_SKIP() << "hivexregedit is not installed (libwin-hivex-perl)";                           \
-  }
-
 constexpr const char* k_store =
     "\\\\SystemRoot\\\\System32\\\\DriverStore\\\\FileRepository\\\\nv_dispi.inf_amd64_1111\\\\";
 

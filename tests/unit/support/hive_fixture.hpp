@@ -13,6 +13,12 @@
 #include <string>
 #include <string_view>
 
+// Skips the test where hivexregedit, which builds the test hives, is not installed.
+#define REQUIRE_HIVEXREGEDIT()                                                                     \
+  if (!::doctor::test::hivexregedit_available()) {                                                 \
+    GTEST_SKIP() << "hivexregedit is not installed (libwin-hivex-perl)";                           \
+  }
+
 namespace doctor::test {
 
 // True if hivexregedit (libwin-hivex-perl) is installed.
