@@ -124,7 +124,7 @@ int run_explain(const ExplainOptions& options) {
     throw CommandError{k_exit_usage, "standard input cannot be both the log and the snapshot"};
   }
   const kb::KnowledgeBase kb = load_kb(options.target, {KbPart::signatures});
-  const explain::SignatureMatcher matcher(kb.signatures());
+  const explain::SignatureMatcher matcher(kb.signatures(), kb.cudnn_library_sets());
   explain::Analysis analysis(matcher);
   for (const std::string& arg : options.inputs) {
     scan_argument(arg, analysis);

@@ -45,7 +45,7 @@ std::string describe(const explain::Analysis& a) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const kb::KnowledgeBase& kb = knowledge();
-  static const explain::SignatureMatcher matcher(kb.signatures());
+  static const explain::SignatureMatcher matcher(kb.signatures(), kb.cudnn_library_sets());
   std::string_view text(reinterpret_cast<const char*>(data), size);
 
   explain::Analysis fast(matcher);

@@ -67,7 +67,7 @@ TEST(ExplainKb, RolesAreConsistent) {
 // that matches the same line), and no noise signature matches it.
 TEST(ExplainKb, CauseExamplesAreNotNoise) {
   const auto& sigs = builtin().signatures();
-  explain::SignatureMatcher matcher(sigs);
+  explain::SignatureMatcher matcher(sigs, builtin().cudnn_library_sets());
   std::vector<explain::LineMatch> out;
   std::vector<std::uint32_t> scratch;
   for (const Signature& s : sigs) {
@@ -96,6 +96,41 @@ TEST(ExplainKb, CauseExamplesAreNotNoise) {
       EXPECT_TRUE(named || yielded) << s.id << ": " << example;
     }
   }
+}
+
+// Each example of a loader rule is read by the loader parser and decided by that rule: the rows
+// above it do not take it first.
+TEST(ExplainKb, LoaderRuleExamplesReachTheirRule) {
+  const auto& sigs = builtin().signatures();
+  explain::SignatureMatcher matcher(sigs, builtin().cudnn_library_sets());
+  std::size_t rules = 0;
+  for (std::size_t i = 0; i < sigs.size(); ++i) {
+    if (!sigs[i].loader) {
+      continue;
+    }
+    ++rules;
+    EXPECT_TRUE(sigs[i].patterns.empty()) << sigs[i].id;
+    for (const std::string& example : sigs[i].examples) {
+      const auto failure = explain::parse_load_failure(example);
+      ASSERT_TRUE(failure.has_value()) << sigs[i].id << ": " << example;
+      const auto rule = matcher.loader_rule(*failure);
+      ASSERT_TRUE(rule.has_value()) << sigs[i].id << ": " << example;
+      EXPECT_EQ(sigs[*rule].id, sigs[i].id) << example;
+    }
+  }
+  EXPECT_GE(rules, 10u);
+}
+
+// The names a loader rule may use are the parser's.
+TEST(ExplainKb, LoaderRuleNamesAreTheParsers) {
+  for (std::string_view name : loader_role_names()) {
+    EXPECT_TRUE(explain::library_role(name).has_value()) << name;
+  }
+  for (std::string_view name : loader_kind_names()) {
+    EXPECT_TRUE(explain::load_error_kind(name).has_value()) << name;
+  }
+  EXPECT_EQ(loader_role_names().size(), 13u);
+  EXPECT_EQ(loader_kind_names().size(), 9u);
 }
 
 std::string with_signature(const std::string& row) {

@@ -221,8 +221,18 @@ Ranking rank(const Analysis& analysis) {
     c.finding = f;
     c.from_symptoms = only_symptoms(f);
     c.hits = by_finding[f];
+    const kb::Signature* top = nullptr;
     for (std::size_t i : c.hits) {
-      c.confidence = std::max(c.confidence, sigs[hits[i].signature].confidence);
+      const kb::Signature& s = sigs[hits[i].signature];
+      if (top == nullptr || s.confidence > top->confidence) {
+        top = &s;
+      }
+      c.confidence = std::max(c.confidence, s.confidence);
+    }
+    for (const kb::SignatureAlternative& a : top->alternatives) {
+      if (present.count(a.finding) == 0) {
+        c.alternatives.push_back(a);
+      }
     }
     index[f] = out.causes.size();
     out.causes.push_back(std::move(c));

@@ -106,6 +106,9 @@ struct RankedCause {
   std::vector<std::string> consequences; // finding ids this cause explains, in order
   std::vector<std::size_t> consequence_hits;
   bool from_symptoms = false; // no cause signature matched: the best symptom stands in
+  // Other causes the most confident of its signatures names, with the check that tells each
+  // apart; findings already among the causes are left out.
+  std::vector<kb::SignatureAlternative> alternatives;
 };
 
 struct Ranking {

@@ -21,9 +21,98 @@ std::vector<std::string> literals_of(const std::vector<kb::Signature>& signature
 
 } // namespace
 
-SignatureMatcher::SignatureMatcher(const std::vector<kb::Signature>& signatures)
-    : m_signatures(&signatures) {
-  m_literals = LiteralSet(literals_of(signatures, m_owner));
+SignatureMatcher::SignatureMatcher(const std::vector<kb::Signature>& signatures,
+                                   std::vector<kb::CudnnLibrarySet> cudnn_sets)
+    : m_signatures(&signatures)
+    , m_cudnn_sets(std::move(cudnn_sets)) {
+  std::vector<std::string> literals = literals_of(signatures, m_owner);
+  for (std::size_t s = 0; s < signatures.size(); ++s) {
+    if (!signatures[s].loader) {
+      continue;
+    }
+    CompiledRule rule;
+    rule.signature = s;
+    for (const std::string& r : signatures[s].loader->roles) {
+      rule.roles.push_back(library_role(r).value_or(LibraryRole::unknown));
+    }
+    for (const std::string& k : signatures[s].loader->kinds) {
+      rule.kinds.push_back(load_error_kind(k).value_or(LoadErrorKind::unknown));
+    }
+    m_rules.push_back(std::move(rule));
+  }
+  m_first_trigger = static_cast<std::uint32_t>(literals.size());
+  if (!m_rules.empty()) {
+    for (const std::string& t : load_failure_triggers()) {
+      literals.push_back(t);
+    }
+  }
+  m_literals = LiteralSet(literals);
+}
+
+std::optional<std::size_t> SignatureMatcher::loader_rule(const LoadFailure& failure) const {
+  const bool by_module = failure.library.empty();
+  const std::string& subject = !failure.missing.empty() ? failure.missing : failure.library;
+  const LibraryIdentity id = by_module ? LibraryIdentity{LibraryRole::python_extension, 0, {}}
+                                       : classify_library(subject, m_cudnn_sets);
+  const std::string& failed = by_module ? failure.module : failure.library;
+  for (const CompiledRule& rule : m_rules) {
+    const kb::Signature& sig = (*m_signatures)[rule.signature];
+    const kb::LoaderRule& r = *sig.loader;
+    if ((sig.platform == "windows" && !failure.windows)
+        || (sig.platform == "linux" && failure.windows)) {
+      continue;
+    }
+    if (!rule.roles.empty()
+        && std::find(rule.roles.begin(), rule.roles.end(), id.role) == rule.roles.end()) {
+      continue;
+    }
+    if (!rule.kinds.empty()
+        && std::find(rule.kinds.begin(), rule.kinds.end(), failure.kind) == rule.kinds.end()) {
+      continue;
+    }
+    if (r.cudnn_major != 0 && r.cudnn_major != id.cudnn_major) {
+      continue;
+    }
+    if (!r.names.empty() && std::none_of(r.names.begin(), r.names.end(), [&](const std::string& n) {
+          return failed.compare(0, n.size(), n) == 0;
+        })) {
+      continue;
+    }
+    return rule.signature;
+  }
+  return std::nullopt;
+}
+
+void SignatureMatcher::match_loader(std::string_view line, std::vector<LineMatch>& out) const {
+  const auto failure = parse_load_failure(line);
+  if (!failure) {
+    return;
+  }
+  const auto rule = loader_rule(*failure);
+  if (!rule) {
+    return;
+  }
+  LineMatch lm;
+  lm.signature = *rule;
+  lm.end = line.size();
+  const std::string& subject = !failure->missing.empty()   ? failure->missing
+                               : !failure->library.empty() ? failure->library
+                                                           : failure->module;
+  lm.fields.emplace_back("lib", subject);
+  lm.fields.emplace_back("kind", std::string(to_string(failure->kind)));
+  if (!failure->library.empty() && !failure->missing.empty()) {
+    lm.fields.emplace_back("failed", failure->library);
+  }
+  if (!failure->module.empty()) {
+    lm.fields.emplace_back("module", failure->module);
+  }
+  if (failure->code >= 0) {
+    lm.fields.emplace_back("code", std::to_string(failure->code));
+  }
+  if (!failure->symbol.empty()) {
+    lm.fields.emplace_back("symbol", failure->symbol);
+  }
+  out.push_back(std::move(lm));
 }
 
 void SignatureMatcher::match_line(std::string_view line,
@@ -38,7 +127,13 @@ void SignatureMatcher::match_line(std::string_view line,
   std::sort(scratch.begin(), scratch.end());
   scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
   std::size_t last_signature = static_cast<std::size_t>(-1);
+  bool triggered = false;
+  bool noise = false;
   for (std::uint32_t lit : scratch) {
+    if (lit >= m_first_trigger) {
+      triggered = true;
+      continue;
+    }
     auto [s, p] = m_owner[lit];
     if (s == last_signature) {
       continue; // an earlier pattern of this signature matched
@@ -61,8 +156,13 @@ void SignatureMatcher::match_line(std::string_view line,
       }
       lm.fields.emplace_back(name, std::string(m.group(line, g + 1)));
     }
+    noise = noise || sig.role == kb::SignatureRole::noise;
     out.push_back(std::move(lm));
     last_signature = s;
+  }
+  // A line a noise signature knows is harmless however it reads.
+  if (triggered && !noise) {
+    match_loader(line, out);
   }
 }
 

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Matches lines against the knowledge base's error signatures: the literal prefilter first, then
-// the regular expressions of only the signatures whose literal occurs in the line.
+// the regular expressions of only the signatures whose literal occurs in the line. A line that
+// holds one of the loader parser's triggers is also read by parse_load_failure(), and the first
+// loader rule that fits what it found matches the whole line.
 #pragma once
 
 #include <doctor/explain/literal_set.hpp>
+#include <doctor/explain/loader_message.hpp>
 #include <doctor/kb/signatures.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,8 +29,10 @@ struct LineMatch {
 
 class SignatureMatcher {
 public:
-  // Keeps a pointer to `signatures`, which must outlive the matcher.
-  explicit SignatureMatcher(const std::vector<kb::Signature>& signatures);
+  // Keeps a pointer to `signatures`, which must outlive the matcher. `cudnn_sets` (the knowledge
+  // base's) tell cuDNN's libraries apart for the loader rules.
+  explicit SignatureMatcher(const std::vector<kb::Signature>& signatures,
+                            std::vector<kb::CudnnLibrarySet> cudnn_sets = {});
 
   // Returns the offset just past the first literal occurrence in `text` (any number of lines),
   // or LiteralSet::k_npos: text before that offset has no candidate line.
@@ -41,8 +47,21 @@ public:
   const std::vector<kb::Signature>& signatures() const { return *m_signatures; }
   const LiteralSet& literals() const { return m_literals; }
 
+  // The loader rule (signature index) that fits `failure`, or nothing.
+  std::optional<std::size_t> loader_rule(const LoadFailure& failure) const;
+
 private:
+  struct CompiledRule {
+    std::size_t signature = 0;
+    std::vector<LibraryRole> roles;
+    std::vector<LoadErrorKind> kinds;
+  };
+  void match_loader(std::string_view line, std::vector<LineMatch>& out) const;
+
   const std::vector<kb::Signature>* m_signatures;
+  std::vector<kb::CudnnLibrarySet> m_cudnn_sets;
+  std::vector<CompiledRule> m_rules;
+  std::uint32_t m_first_trigger = 0; // literals from here on are the loader parser's triggers
   LiteralSet m_literals;
   // Literal i belongs to pattern m_owner[i].second of signature m_owner[i].first.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> m_owner;

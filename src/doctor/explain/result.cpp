@@ -104,6 +104,15 @@ build_result(const Analysis& analysis, const Ranking& ranking, const kb::Knowled
     ExplainedCause c;
     c.confidence = rc.confidence;
     c.from_symptoms = rc.from_symptoms;
+    for (const kb::SignatureAlternative& a : rc.alternatives) {
+      const kb::FindingTemplate* at = kb.finding(a.finding);
+      if (at == nullptr) {
+        return make_error(ErrorCode::internal,
+                          fmt::format("finding {} is not in the knowledge base", a.finding));
+      }
+      c.alternatives.push_back(
+          Alternative{a.finding, at->title, at->cause_class, a.confidence, a.tell});
+    }
     FindingDraft draft;
     draft.id = rc.finding;
     const kb::FindingTemplate* t = kb.finding(rc.finding);

@@ -31,6 +31,15 @@ struct Mention {
   std::vector<EvidenceLine> lines;
 };
 
+// Another cause the same evidence may have.
+struct Alternative {
+  std::string finding; // findings.json id
+  std::string title;
+  CauseClass cause_class = CauseClass::other;
+  int confidence = 0;
+  std::string tell; // the check that tells it apart
+};
+
 struct ExplainedCause {
   Finding finding; // id, severity, cause class, title, message, fixes; evidence = the lines
   int confidence = 0;
@@ -41,6 +50,7 @@ struct ExplainedCause {
   std::size_t matches = 0; // lines matched in all
   std::vector<Mention> consequences;
   std::vector<MachineNote> machine;
+  std::vector<Alternative> alternatives; // most likely first
 };
 
 struct ExplainResult {

@@ -26,6 +26,49 @@ std::string_view to_string(SignatureRole role) {
 
 namespace {
 
+const FindingTemplate& finding_named(const JsonRow& row,
+                                     const std::string& id,
+                                     const std::vector<FindingTemplate>& findings) {
+  auto finding = std::find_if(
+      findings.begin(), findings.end(), [&](const FindingTemplate& f) { return f.id == id; });
+  if (finding == findings.end()) {
+    row.fail(fmt::format("finding \"{}\" is not in findings.json", id));
+  }
+  return *finding;
+}
+
+// "alternatives": [{"finding", "confidence", "tell"}], below the row's own confidence.
+std::vector<SignatureAlternative> parse_alternatives(const JsonRow& row,
+                                                     const Signature& s,
+                                                     const std::vector<FindingTemplate>& findings) {
+  std::vector<SignatureAlternative> out;
+  const JsonRows rows = row.items("alternatives", false);
+  if (rows.size() > 2) {
+    row.fail("\"alternatives\" holds at most two");
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    JsonRow a = rows[i];
+    a.only({"finding", "confidence", "tell"});
+    SignatureAlternative alt;
+    alt.finding = a.text("finding");
+    finding_named(a, alt.finding, findings); // shown by id and title: its params are not needed
+    if (alt.finding == s.finding) {
+      a.fail("an alternative must name another finding");
+    }
+    const std::int64_t confidence = a.integer("confidence");
+    if (confidence < 1 || confidence >= s.confidence) {
+      a.fail("\"confidence\" must be 1 or more and below the row's own");
+    }
+    alt.confidence = static_cast<int>(confidence);
+    alt.tell = a.text("tell");
+    if (alt.tell.empty()) {
+      a.fail("\"tell\" must say how to tell this cause apart");
+    }
+    out.push_back(std::move(alt));
+  }
+  return out;
+}
+
 bool valid_id(std::string_view id) {
   if (id.empty() || id.front() == '.' || id.back() == '.') {
     return false;
@@ -33,6 +76,37 @@ bool valid_id(std::string_view id) {
   return std::all_of(id.begin(), id.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
   });
+}
+
+SignatureRole parse_role(const JsonRow& row) {
+  const std::string role = row.text("role");
+  if (role == "cause") {
+    return SignatureRole::cause;
+  }
+  if (role == "symptom") {
+    return SignatureRole::symptom;
+  }
+  if (role == "noise") {
+    return SignatureRole::noise;
+  }
+  if (role == "context") {
+    return SignatureRole::context;
+  }
+  row.fail("\"role\" must be cause, symptom, noise or context");
+}
+
+// The fields every row has: role, confidence, platform.
+void judgement(const JsonRow& row, Signature& s) {
+  s.role = parse_role(row);
+  const std::int64_t confidence = row.integer("confidence");
+  if (confidence < 1 || confidence > 100) {
+    row.fail("\"confidence\" must be 1..100");
+  }
+  s.confidence = static_cast<int>(confidence);
+  s.platform = row.text("platform");
+  if (s.platform != "windows" && s.platform != "linux" && s.platform != "any") {
+    row.fail("\"platform\" must be windows, linux or any");
+  }
 }
 
 Signature parse_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
@@ -45,6 +119,7 @@ Signature parse_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
             "values",
             "explained_by",
             "examples",
+            "alternatives",
             "source"});
   Signature s;
   s.id = row.text("id");
@@ -53,33 +128,8 @@ Signature parse_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
     row.fail("\"id\" must be lower-case letters, digits, '_' and '.'");
   }
   s.finding = row.text("finding");
-  auto finding = std::find_if(findings.begin(), findings.end(), [&](const FindingTemplate& f) {
-    return f.id == s.finding;
-  });
-  if (finding == findings.end()) {
-    row.fail(fmt::format("finding \"{}\" is not in findings.json", s.finding));
-  }
-  const std::string role = row.text("role");
-  if (role == "cause") {
-    s.role = SignatureRole::cause;
-  } else if (role == "symptom") {
-    s.role = SignatureRole::symptom;
-  } else if (role == "noise") {
-    s.role = SignatureRole::noise;
-  } else if (role == "context") {
-    s.role = SignatureRole::context;
-  } else {
-    row.fail("\"role\" must be cause, symptom, noise or context");
-  }
-  const std::int64_t confidence = row.integer("confidence");
-  if (confidence < 1 || confidence > 100) {
-    row.fail("\"confidence\" must be 1..100");
-  }
-  s.confidence = static_cast<int>(confidence);
-  s.platform = row.text("platform");
-  if (s.platform != "windows" && s.platform != "linux" && s.platform != "any") {
-    row.fail("\"platform\" must be windows, linux or any");
-  }
+  const FindingTemplate* finding = &finding_named(row, s.finding, findings);
+  judgement(row, s);
   if (row.has("values")) {
     const JsonView values = row.object("values");
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -129,6 +179,70 @@ Signature parse_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
     }
   }
   s.examples = row.texts("examples");
+  s.alternatives = parse_alternatives(row, s, findings);
+  s.source = row.text("source");
+  return s;
+}
+
+std::vector<std::string>
+names_from(const JsonRow& row, const char* field, const std::vector<std::string_view>& known) {
+  std::vector<std::string> out = row.optional_texts(field);
+  for (const std::string& v : out) {
+    if (std::find(known.begin(), known.end(), v) == known.end()) {
+      row.fail(fmt::format("\"{}\": \"{}\" is not one of the known names", field, v));
+    }
+  }
+  return out;
+}
+
+// A loader_rules row: a signature without patterns, matched by explain/'s loader-message parser.
+Signature parse_loader_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
+  row.only({"id",
+            "finding",
+            "role",
+            "confidence",
+            "platform",
+            "roles",
+            "kinds",
+            "names",
+            "cudnn_major",
+            "explained_by",
+            "examples",
+            "alternatives",
+            "source"});
+  Signature s;
+  s.id = row.text("id");
+  row.name(s.id);
+  if (!valid_id(s.id) || s.id.rfind("loader.", 0) != 0) {
+    row.fail("\"id\" must start with \"loader.\" and be lower-case letters, digits, '_' and '.'");
+  }
+  s.finding = row.text("finding");
+  const FindingTemplate& finding = finding_named(row, s.finding, findings);
+  const auto& supplied = loader_fields();
+  for (const std::string& param : finding.params) {
+    if (std::find(supplied.begin(), supplied.end(), param) == supplied.end()) {
+      row.fail(fmt::format(
+          "finding {} needs \"{}\", which a loader match does not supply", s.finding, param));
+    }
+  }
+  judgement(row, s);
+  LoaderRule rule;
+  rule.roles = names_from(row, "roles", loader_role_names());
+  rule.kinds = names_from(row, "kinds", loader_kind_names());
+  rule.names = row.optional_texts("names");
+  for (const std::string& n : rule.names) {
+    if (n.empty() || std::any_of(n.begin(), n.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
+      row.fail("\"names\" are non-empty lower-case prefixes");
+    }
+  }
+  rule.cudnn_major = static_cast<unsigned>(row.optional_number("cudnn_major", 99).value_or(0));
+  s.loader = std::move(rule);
+  s.explained_by = row.optional_texts("explained_by");
+  for (const std::string& id : s.explained_by) {
+    finding_named(row, id, findings);
+  }
+  s.examples = row.texts("examples");
+  s.alternatives = parse_alternatives(row, s, findings);
   s.source = row.text("source");
   return s;
 }
@@ -139,13 +253,23 @@ Expected<std::vector<Signature>>
 parse_signatures_doc(const KbDoc& doc, const std::vector<FindingTemplate>& findings) {
   std::vector<Signature> out;
   try {
-    const JsonRows rows = file_header(doc.root, "signatures", doc.name).rows("signatures");
-    out.reserve(rows.size());
+    const JsonRow header = file_header(doc.root, "signatures", doc.name);
+    const JsonRows rows = header.rows("signatures");
+    const JsonRows loader_rows =
+        header.has("loader_rules") ? header.rows("loader_rules") : JsonRows();
+    out.reserve(rows.size() + loader_rows.size());
     std::set<std::string> seen;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       Signature s = parse_row(rows[i], findings);
       if (!seen.insert(s.id).second) {
         throw Invalid{fmt::format("{}: signatures[{}] ({}): duplicate id", doc.name, i, s.id)};
+      }
+      out.push_back(std::move(s));
+    }
+    for (std::size_t i = 0; i < loader_rows.size(); ++i) {
+      Signature s = parse_loader_row(loader_rows[i], findings);
+      if (!seen.insert(s.id).second) {
+        throw Invalid{fmt::format("{}: loader_rules[{}] ({}): duplicate id", doc.name, i, s.id)};
       }
       out.push_back(std::move(s));
     }
@@ -165,9 +289,47 @@ Expected<std::vector<Signature>> parse_signatures(std::string_view json_text,
   return parse_signatures_doc(parsed->docs.front(), findings);
 }
 
+const std::vector<std::string_view>& loader_role_names() {
+  static const std::vector<std::string_view> names{"unknown",
+                                                   "cudnn",
+                                                   "cudnn_sublibrary",
+                                                   "zlib",
+                                                   "cuda_runtime",
+                                                   "cuda_library",
+                                                   "driver",
+                                                   "nvml",
+                                                   "msvc_runtime",
+                                                   "openmp",
+                                                   "tensorrt",
+                                                   "framework",
+                                                   "python_extension"};
+  return names;
+}
+
+const std::vector<std::string_view>& loader_kind_names() {
+  static const std::vector<std::string_view> names{"unknown",
+                                                   "not_found",
+                                                   "dependency_missing",
+                                                   "procedure_missing",
+                                                   "access_denied",
+                                                   "wrong_architecture",
+                                                   "invalid_image",
+                                                   "init_failed",
+                                                   "out_of_memory"};
+  return names;
+}
+
+const std::vector<std::string_view>& loader_fields() {
+  static const std::vector<std::string_view> names{"lib", "kind"};
+  return names;
+}
+
 std::vector<std::string> unmatched_examples(const std::vector<Signature>& signatures) {
   std::vector<std::string> out;
   for (const Signature& s : signatures) {
+    if (s.loader) {
+      continue; // matched by the loader parser, not by patterns
+    }
     for (const std::string& example : s.examples) {
       bool hit = std::any_of(s.patterns.begin(), s.patterns.end(), [&](const Regex& re) {
         return re.search(example);

@@ -7,6 +7,7 @@
 #include <doctor/util/error.hpp>
 #include <doctor/util/regex.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,31 @@ std::string_view to_string(SignatureRole role);
 // The shortest literal every pattern must have at its top level, for the prefilter.
 inline constexpr std::size_t k_min_signature_literal = 4;
 
+// Another cause a match may have, and the one check that tells it apart from the first.
+struct SignatureAlternative {
+  std::string finding; // a findings.json id
+  int confidence = 0;  // below the signature's own
+  std::string tell;    // "`nvidia-smi` shows other processes holding memory"
+};
+
+// A row of the loader decision table ("loader_rules"): a library that failed to load, as
+// explain/loader_message.hpp reads it from any runtime's message, matches the row when the
+// identity of the library it names (the missing one when the message says, else the one that
+// failed) is one of `roles`, the error kind one of `kinds`, the failed library's name starts with
+// one of `names` and the platform agrees. Empty lists match anything. The first matching row wins.
+struct LoaderRule {
+  std::vector<std::string> roles; // LibraryRole names: "cudnn_sublibrary", "driver", ...
+  std::vector<std::string> kinds; // LoadErrorKind names: "not_found", "procedure_missing", ...
+  std::vector<std::string> names; // lower-case prefixes of the failed library's file name
+  unsigned cudnn_major = 0;       // 0 for any
+};
+
+// The names loader rules may use (explain/loader_message.hpp defines their meaning).
+const std::vector<std::string_view>& loader_role_names();
+const std::vector<std::string_view>& loader_kind_names();
+// The params a loader rule's match supplies; a rule's finding may use only these.
+const std::vector<std::string_view>& loader_fields();
+
 struct Signature {
   std::string id;      // "tf.dso_load_failed.windows"
   std::string finding; // a findings.json id
@@ -37,6 +63,8 @@ struct Signature {
   std::vector<std::pair<std::string, std::string>> values; // constant params
   std::vector<std::string> explained_by;                   // finding ids
   std::vector<std::string> examples;                       // lines the patterns must match
+  std::vector<SignatureAlternative> alternatives;          // most likely first, at most two
+  std::optional<LoaderRule> loader; // a loader_rules row (no patterns): matched structurally
   std::string source;
 };
 
@@ -49,7 +77,7 @@ Expected<std::vector<Signature>> parse_signatures(std::string_view text,
                                                   const std::vector<FindingTemplate>& findings);
 
 // Returns the examples of `signatures` that none of their own patterns match, as
-// "id: example" lines (empty when all match).
+// "id: example" lines (empty when all match). Loader rules' examples are checked in explain/.
 std::vector<std::string> unmatched_examples(const std::vector<Signature>& signatures);
 
 } // namespace doctor::kb

@@ -198,6 +198,19 @@ std::string render_explain_text(const ExplainResult& r, const ExplainMeta& meta,
         }
       }
     }
+    if (!c.alternatives.empty()) {
+      out += "         " + st.bold("Or else") + "\n";
+      for (const explain::Alternative& a : c.alternatives) {
+        out += wrap(fmt::format("- {} ({} · {} · confidence {}): if {}",
+                                a.title,
+                                a.finding,
+                                to_string(a.cause_class),
+                                a.confidence,
+                                escape_terminal(a.tell)),
+                    "           ",
+                    "             ");
+      }
+    }
     if (!f.fixes.empty()) {
       out += "         " + st.bold("Fix") + "\n";
       for (std::size_t k = 0; k < f.fixes.size(); ++k) {
@@ -279,6 +292,14 @@ std::string render_explain_json(const ExplainResult& r, const ExplainMeta& meta)
     j["machine"] = Json::array();
     for (const auto& n : c.machine) {
       j["machine"].push_back({{"text", n.text}, {"command", n.command}, {"confirms", n.confirms}});
+    }
+    j["alternatives"] = Json::array();
+    for (const explain::Alternative& a : c.alternatives) {
+      j["alternatives"].push_back({{"id", a.finding},
+                                   {"title", a.title},
+                                   {"cause_class", std::string(to_string(a.cause_class))},
+                                   {"confidence", a.confidence},
+                                   {"tell", a.tell}});
     }
     j["fixes"] = Json::array();
     for (const Fix& f : c.finding.fixes) {
