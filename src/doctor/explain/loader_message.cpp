@@ -141,8 +141,8 @@ void add_token(std::vector<Token>& tokens,
 
 // Library names with a suffix: *.dll, *.pyd, *.dylib, *.so with any version.
 void suffixed_tokens(std::string_view s, std::vector<Token>& tokens) {
-  constexpr std::array<std::string_view, 4> suffixes{".dll", ".pyd", ".dylib", ".so"};
-  for (std::string_view suffix : suffixes) {
+  constexpr std::array<std::string_view, 4> k_suffixes{".dll", ".pyd", ".dylib", ".so"};
+  for (std::string_view suffix : k_suffixes) {
     for (std::size_t at = s.find(suffix); at != std::string_view::npos;
          at = s.find(suffix, at + 1)) {
       std::size_t e = at + suffix.size();
@@ -175,7 +175,7 @@ void bare_tokens(std::string_view s, std::vector<Token>& tokens) {
     bool versioned; // "_N" digits must follow
     std::string_view suffix;
   };
-  constexpr std::array<Stem, 14> stems{{
+  constexpr std::array<Stem, 14> k_bare_stems{{
       {"nvcuda", false, ".dll"},
       {"libcuda", false, ""},
       {"zlibwapi", false, ".dll"},
@@ -191,7 +191,7 @@ void bare_tokens(std::string_view s, std::vector<Token>& tokens) {
       {"cusparse64_", true, ".dll"},
       {"nvrtc64_", true, ".dll"},
   }};
-  for (const Stem& stem : stems) {
+  for (const Stem& stem : k_bare_stems) {
     for (std::size_t at = s.find(stem.stem); at != std::string_view::npos;
          at = s.find(stem.stem, at + 1)) {
       if (at > 0 && is_name_char(s[at - 1]) && s[at - 1] != '.') {
@@ -242,9 +242,9 @@ LoadErrorKind kind_of_code(long code) {
 
 // The number after one of the keys ("winerror 126", "error code: 126", "error code is 126").
 long find_code(std::string_view s) {
-  constexpr std::array<std::string_view, 6> keys{
+  constexpr std::array<std::string_view, 6> k_keys{
       "winerror", "error code", "failed with error", "errorcode", "error=", "last error"};
-  for (std::string_view key : keys) {
+  for (std::string_view key : k_keys) {
     for (std::size_t at = s.find(key); at != std::string_view::npos; at = s.find(key, at + 1)) {
       std::size_t i = at + key.size();
       while (i < s.size() && (s[i] == ' ' || s[i] == ':' || s[i] == '=' || s[i] == '(')) {
@@ -265,7 +265,7 @@ long find_code(std::string_view s) {
     }
   }
   // HRESULT_FROM_WIN32 and NTSTATUS values.
-  constexpr std::array<std::pair<std::string_view, long>, 6> hex{{
+  constexpr std::array<std::pair<std::string_view, long>, 6> k_hex{{
       {"0x8007007e", 126},
       {"0x8007007f", 127},
       {"0x800700c1", 193},
@@ -273,7 +273,7 @@ long find_code(std::string_view s) {
       {"0xc0000135", 126}, // STATUS_DLL_NOT_FOUND
       {"0xc0000139", 127}, // STATUS_ENTRYPOINT_NOT_FOUND
   }};
-  for (const auto& [text, code] : hex) {
+  for (const auto& [text, code] : k_hex) {
     if (contains(s, text)) {
       return code;
     }
@@ -283,89 +283,90 @@ long find_code(std::string_view s) {
 
 // What the words say, most specific first.
 LoadErrorKind kind_of_words(std::string_view s) {
-  constexpr std::array<std::string_view, 4> memory{
+  constexpr std::array<std::string_view, 4> k_memory{
       "paging file is too small", "页面文件太小", "页面文件太小", "auslagerungsdatei"};
-  constexpr std::array<std::string_view, 3> init{
+  constexpr std::array<std::string_view, 3> k_init{
       "initialization routine failed", "初始化例程失败", "initialisierungsroutine"};
-  constexpr std::array<std::string_view, 7> arch{"not a valid win32 application",
-                                                 "不是有效的 win32 应用程序",
-                                                 "不是有效的win32应用程序",
-                                                 "wrong elf class",
-                                                 "incompatible architecture",
-                                                 "0xc000007b",
-                                                 "keine zulässige win32-anwendung"};
-  constexpr std::array<std::string_view, 7> image{"invalid elf header",
-                                                  "file too short",
-                                                  "file truncated",
-                                                  "file not recognized",
-                                                  "not a valid image",
-                                                  "bad exe format",
-                                                  "not a mach-o file"};
-  constexpr std::array<std::string_view, 6> denied{"access is denied",
-                                                   "拒绝访问",
-                                                   "permission denied",
-                                                   "application control policy has blocked",
-                                                   "zugriff verweigert",
-                                                   "operation not permitted"};
-  constexpr std::array<std::string_view, 12> procedure{"specified procedure could not be found",
-                                                       "找不到指定的程序",
-                                                       "undefined symbol",
-                                                       "symbol lookup error",
-                                                       "procedure entry point",
-                                                       "无法定位程序输入点",
-                                                       "entry point not found",
-                                                       "not defined in file",
-                                                       "cannot load symbol",
-                                                       "symbol not found",
-                                                       "prozedur wurde nicht gefunden",
-                                                       "could not be located in the dynamic link"};
-  constexpr std::array<std::string_view, 4> dependency{
+  constexpr std::array<std::string_view, 7> k_arch{"not a valid win32 application",
+                                                   "不是有效的 win32 应用程序",
+                                                   "不是有效的win32应用程序",
+                                                   "wrong elf class",
+                                                   "incompatible architecture",
+                                                   "0xc000007b",
+                                                   "keine zulässige win32-anwendung"};
+  constexpr std::array<std::string_view, 7> k_image{"invalid elf header",
+                                                    "file too short",
+                                                    "file truncated",
+                                                    "file not recognized",
+                                                    "not a valid image",
+                                                    "bad exe format",
+                                                    "not a mach-o file"};
+  constexpr std::array<std::string_view, 6> k_denied{"access is denied",
+                                                     "拒绝访问",
+                                                     "permission denied",
+                                                     "application control policy has blocked",
+                                                     "zugriff verweigert",
+                                                     "operation not permitted"};
+  constexpr std::array<std::string_view, 12> k_procedure{
+      "specified procedure could not be found",
+      "找不到指定的程序",
+      "undefined symbol",
+      "symbol lookup error",
+      "procedure entry point",
+      "无法定位程序输入点",
+      "entry point not found",
+      "not defined in file",
+      "cannot load symbol",
+      "symbol not found",
+      "prozedur wurde nicht gefunden",
+      "could not be located in the dynamic link"};
+  constexpr std::array<std::string_view, 4> k_dependency{
       "由于找不到", "can't find dependent libraries", "cannot find dependent", "dependent dll"};
-  constexpr std::array<std::string_view, 22> missing{"specified module could not be found",
-                                                     "找不到指定的模块",
-                                                     "cannot open shared object file",
-                                                     "no such file or directory",
-                                                     "=> not found",
-                                                     "not found",
-                                                     "could not be found",
-                                                     "cannot find",
-                                                     "can't find",
-                                                     "could not find",
-                                                     "could not locate",
-                                                     "找不到",
-                                                     "不存在",
-                                                     "is missing",
-                                                     "nicht gefunden",
-                                                     "image not found",
-                                                     "library not loaded",
-                                                     "dllnotfoundexception",
-                                                     "unable to find",
-                                                     "no such file",
-                                                     "缺少",
-                                                     "not installed"};
-  if (contains_any(s, memory)) {
+  constexpr std::array<std::string_view, 22> k_missing{"specified module could not be found",
+                                                       "找不到指定的模块",
+                                                       "cannot open shared object file",
+                                                       "no such file or directory",
+                                                       "=> not found",
+                                                       "not found",
+                                                       "could not be found",
+                                                       "cannot find",
+                                                       "can't find",
+                                                       "could not find",
+                                                       "could not locate",
+                                                       "找不到",
+                                                       "不存在",
+                                                       "is missing",
+                                                       "nicht gefunden",
+                                                       "image not found",
+                                                       "library not loaded",
+                                                       "dllnotfoundexception",
+                                                       "unable to find",
+                                                       "no such file",
+                                                       "缺少",
+                                                       "not installed"};
+  if (contains_any(s, k_memory)) {
     return LoadErrorKind::out_of_memory;
   }
-  if (contains_any(s, init)) {
+  if (contains_any(s, k_init)) {
     return LoadErrorKind::init_failed;
   }
-  if (contains_any(s, arch)) {
+  if (contains_any(s, k_arch)) {
     return LoadErrorKind::wrong_architecture;
   }
-  if (contains_any(s, image)) {
+  if (contains_any(s, k_image)) {
     return LoadErrorKind::invalid_image;
   }
-  if (contains_any(s, denied)) {
+  if (contains_any(s, k_denied)) {
     return LoadErrorKind::access_denied;
   }
-  if (contains_any(s, procedure)
+  if (contains_any(s, k_procedure)
       || (contains(s, "version `") && contains(s, "' not found"))) { // glibc symbol versions
     return LoadErrorKind::procedure_missing;
   }
-  if (contains_any(s, dependency)) {
+  if (contains_any(s, k_dependency)) {
     return LoadErrorKind::dependency_missing;
   }
-  if (contains_any(s, missing)) {
+  if (contains_any(s, k_missing)) {
     return LoadErrorKind::not_found;
   }
   return LoadErrorKind::unknown;
@@ -373,31 +374,31 @@ LoadErrorKind kind_of_words(std::string_view s) {
 
 // Words that say a load failed without saying how.
 bool says_load_failed(std::string_view s) {
-  constexpr std::array<std::string_view, 24> words{"could not load",
-                                                   "couldn't load",
-                                                   "cannot load",
-                                                   "can't load",
-                                                   "unable to load",
-                                                   "failed to load",
-                                                   "failed to dlopen",
-                                                   "dlopen failed",
-                                                   "dlopen error",
-                                                   "error loading",
-                                                   "erro loading",
-                                                   "unsatisfiedlinkerror",
-                                                   "loadlibrary failed",
-                                                   "loadlibraryex failed",
-                                                   "dll load failed",
-                                                   "cannot be loaded",
-                                                   "failed to open",
-                                                   "could not open",
-                                                   "error while loading shared libraries",
-                                                   "无法加载",
-                                                   "加载失败",
-                                                   "load failed",
-                                                   "loading failed",
-                                                   "is not configured correctly"};
-  return contains_any(s, words);
+  constexpr std::array<std::string_view, 24> k_words{"could not load",
+                                                     "couldn't load",
+                                                     "cannot load",
+                                                     "can't load",
+                                                     "unable to load",
+                                                     "failed to load",
+                                                     "failed to dlopen",
+                                                     "dlopen failed",
+                                                     "dlopen error",
+                                                     "error loading",
+                                                     "erro loading",
+                                                     "unsatisfiedlinkerror",
+                                                     "loadlibrary failed",
+                                                     "loadlibraryex failed",
+                                                     "dll load failed",
+                                                     "cannot be loaded",
+                                                     "failed to open",
+                                                     "could not open",
+                                                     "error while loading shared libraries",
+                                                     "无法加载",
+                                                     "加载失败",
+                                                     "load failed",
+                                                     "loading failed",
+                                                     "is not configured correctly"};
+  return contains_any(s, k_words);
 }
 
 // The token that the phrase ending at `at` introduces: the first token starting at or after it,
@@ -430,12 +431,12 @@ std::string file_name(std::string_view path) {
 
 // The symbol after "undefined symbol: ", "procedure entry point X could not", "load symbol X".
 std::string find_symbol(std::string_view original, std::string_view s) {
-  constexpr std::array<std::string_view, 5> keys{"undefined symbol: ",
-                                                 "symbol not found: ",
-                                                 "cannot load symbol ",
-                                                 "procedure entry point ",
-                                                 "无法定位程序输入点"};
-  for (std::string_view key : keys) {
+  constexpr std::array<std::string_view, 5> k_keys{"undefined symbol: ",
+                                                   "symbol not found: ",
+                                                   "cannot load symbol ",
+                                                   "procedure entry point ",
+                                                   "无法定位程序输入点"};
+  for (std::string_view key : k_keys) {
     const std::size_t at = s.find(key);
     if (at == std::string_view::npos) {
       continue;
@@ -457,16 +458,16 @@ std::string find_symbol(std::string_view original, std::string_view s) {
 }
 
 bool windows_shaped(std::string_view s, long code, const std::string& library) {
-  constexpr std::array<std::string_view, 9> marks{"winerror",
-                                                  "loadlibrary",
-                                                  "hresult",
-                                                  "dllnotfound",
-                                                  "dll load failed",
-                                                  "找不到指定",
-                                                  "win32",
-                                                  ":/",
-                                                  "error code is"};
-  if (contains_any(s, marks) || (code > 0 && contains(s, ".dll"))) {
+  constexpr std::array<std::string_view, 9> k_marks{"winerror",
+                                                    "loadlibrary",
+                                                    "hresult",
+                                                    "dllnotfound",
+                                                    "dll load failed",
+                                                    "找不到指定",
+                                                    "win32",
+                                                    ":/",
+                                                    "error code is"};
+  if (contains_any(s, k_marks) || (code > 0 && contains(s, ".dll"))) {
     return true;
   }
   return library.size() > 4
@@ -574,24 +575,24 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
   }
 
   // The failed library: the one the failure phrase introduces, else the first named.
-  constexpr std::array<std::string_view, 16> introducers{"error loading",
-                                                         "erro loading",
-                                                         "could not load library",
-                                                         "could not load dynamic library",
-                                                         "failed to load library",
-                                                         "unable to load dll",
-                                                         "unable to load library",
-                                                         "unable to load shared library",
-                                                         "when trying to load",
-                                                         "could not load",
-                                                         "unable to load",
-                                                         "failed to load",
-                                                         "failed to dlopen",
-                                                         "library not loaded:",
-                                                         "cannot load",
-                                                         "dynamic library ("};
+  constexpr std::array<std::string_view, 16> k_introducers{"error loading",
+                                                           "erro loading",
+                                                           "could not load library",
+                                                           "could not load dynamic library",
+                                                           "failed to load library",
+                                                           "unable to load dll",
+                                                           "unable to load library",
+                                                           "unable to load shared library",
+                                                           "when trying to load",
+                                                           "could not load",
+                                                           "unable to load",
+                                                           "failed to load",
+                                                           "failed to dlopen",
+                                                           "library not loaded:",
+                                                           "cannot load",
+                                                           "dynamic library ("};
   const Token* failed = nullptr;
-  for (std::string_view intro : introducers) {
+  for (std::string_view intro : k_introducers) {
     if (const std::size_t at = s.find(intro); at != std::string::npos) {
       failed = token_after(tokens, at + intro.size(), 200);
       if (failed != nullptr) {
@@ -602,20 +603,20 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
   // The missing one: named before ": cannot open shared object file" or "=> not found", after
   // "error while loading shared libraries:" or "由于找不到".
   const Token* missing = nullptr;
-  constexpr std::array<std::string_view, 5> after_missing{": cannot open shared object file",
-                                                          " => not found",
-                                                          ": no such file",
-                                                          " is missing",
-                                                          " not found"};
-  for (std::string_view phrase : after_missing) {
+  constexpr std::array<std::string_view, 5> k_after_missing{": cannot open shared object file",
+                                                            " => not found",
+                                                            ": no such file",
+                                                            " is missing",
+                                                            " not found"};
+  for (std::string_view phrase : k_after_missing) {
     for (std::size_t at = s.find(phrase); at != std::string::npos && missing == nullptr;
          at = s.find(phrase, at + 1)) {
       missing = token_before(tokens, at);
     }
   }
-  constexpr std::array<std::string_view, 3> before_missing{
+  constexpr std::array<std::string_view, 3> k_before_missing{
       "error while loading shared libraries:", "由于找不到", "could not find"};
-  for (std::string_view phrase : before_missing) {
+  for (std::string_view phrase : k_before_missing) {
     if (missing != nullptr) {
       break;
     }
