@@ -2,21 +2,25 @@
 # SPDX-License-Identifier: MIT
 """Benchmarks `cudnn-doctor explain` over a large log against ripgrep given the same patterns.
 
-Writes (once, into --dir) a log of --size-mb MB that looks like a long training run: progress
-and metric lines, framework info lines, warnings, the known-harmless TensorFlow start-up noise
-every few thousand lines, and three real failures buried at 40 %, 75 % and 99 % of the file. Then
-runs, interleaved after one warm-up each (page cache warm for both):
+Writes (once per size, into --dir) a log that looks like a long training run: progress and
+metric lines, framework info lines, warnings, the known-harmless TensorFlow start-up noise every
+few thousand lines, and three real failures buried at 40 %, 75 % and 99 % of the file. Then, for
+each size (256 MB and 1 GB by default), runs interleaved after one warm-up each (page cache warm):
 
   cudnn-doctor explain --no-machine --format json LOG      every signature, ranked, with evidence
   rg --no-config -n -f PATTERNS LOG                        the same patterns, matching lines printed
+  rg --no-config -c -f COMMON LOG                          31 common patterns, matching lines counted
 
 PATTERNS holds every pattern of data/kb/signatures.json, rewritten into ripgrep's dialect only
 where the dialects differ: named groups become plain groups (ripgrep joins all patterns into one
 expression, where names would clash; it reports lines, not fields) and escapes of characters that
-are not special lose their backslash. Reports median wall time, throughput, peak RSS and the ratio rg / explain from the same
-run (above 1: explain is faster). Target (../shared/DESIGN.md): at least ripgrep's throughput.
+are not special lose their backslash. COMMON is the first 31 of them (the file lists the common
+TensorFlow and PyTorch failures first): the cheaper grep a user would write by hand. Reports
+median wall time, throughput, peak RSS and, from the same run, the ratios rg / explain (above 1:
+explain is faster) and explain's throughput in GB/s. Targets (../shared/DESIGN.md): at least 2x
+ripgrep and 1 GB/s.
 
-  bench/bench_explain.py --doctor build/release/src/cli/cudnn-doctor [--size-mb 1024] [--runs 3]
+  bench/bench_explain.py --doctor build/release/src/cli/cudnn-doctor [--sizes 256,1024] [--runs 3]
 """
 import argparse
 import json
@@ -101,7 +105,7 @@ def write_log(path, size_mb):
             n += 1
 
 
-def rg_patterns(path):
+def rg_patterns(path, limit=None):
     data = json.load(open(SIGNATURES, encoding="utf-8"))
     out = []
     for sig in data["signatures"]:
@@ -110,35 +114,26 @@ def rg_patterns(path):
             # ripgrep (Rust regex) refuses escapes of characters that are not special.
             p = re.sub(r"\\([^A-Za-z0-9\\.+*?()|\[\]{}^$\-#&~ ])", r"\1", p)
             out.append(p)
+    out = out[:limit]
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")
     return len(out)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--doctor", required=True)
-    ap.add_argument("--size-mb", type=int, default=1024)
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--dir", default="/tmp/cudnn-doctor-bench-explain")
-    args = ap.parse_args()
-    rg = shutil.which("rg")
-    if rg is None:
-        sys.exit("ripgrep (rg) is not installed: apt-get install ripgrep")
-
-    os.makedirs(args.dir, exist_ok=True)
-    log = os.path.join(args.dir, f"train-{args.size_mb}mb.log")
-    if not os.path.exists(log) or os.path.getsize(log) < args.size_mb * 1024 * 1024:
+def bench_size(args, rg, doctor, size_mb, patterns, count, common, common_count):
+    """Runs the three commands over the log of `size_mb`; returns its row of the summary."""
+    log = os.path.join(args.dir, f"train-{size_mb}mb.log")
+    if not os.path.exists(log) or os.path.getsize(log) < size_mb * 1024 * 1024:
         print(f"writing {log} ...", file=sys.stderr)
-        write_log(log, args.size_mb)
-    patterns = os.path.join(args.dir, "patterns.txt")
-    count = rg_patterns(patterns)
+        write_log(log, size_mb)
     size = os.path.getsize(log)
-
-    doctor = os.path.abspath(args.doctor)
+    explain = "cudnn-doctor explain"
+    rg_n = f"rg -n -f PATTERNS ({count} patterns)"
+    rg_c = f"rg -c -f COMMON ({common_count} patterns)"
     commands = {
-        "cudnn-doctor explain": ([doctor, "explain", "--no-machine", "--format", "json", log], None),
-        f"rg -n -f PATTERNS ({count} patterns)": ([rg, "--no-config", "-n", "-f", patterns, log], None),
+        explain: ([doctor, "explain", "--no-machine", "--format", "json", log], None),
+        rg_n: ([rg, "--no-config", "-n", "-f", patterns, log], None),
+        rg_c: ([rg, "--no-config", "-c", "-f", common, log], None),
     }
     results, memory = series(commands, args.runs)
 
@@ -152,9 +147,40 @@ def main():
         medians[name] = statistics.median(walls)
         print(f"| {name} | {medians[name]:.3f} | {size / 1e6 / medians[name]:.0f} | "
               f"{fmt_mb(memory[name])} | {rows[-1][1]} |")
-    names = list(commands)
-    print(f"\nratio rg / explain: {medians[names[1]] / medians[names[0]]:.2f} "
-          f"(above 1: explain is faster)")
+    print()
+    return (size, medians[explain], medians[rg_n] / medians[explain],
+            medians[rg_c] / medians[explain])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--doctor", required=True)
+    ap.add_argument("--sizes", default="256,1024", help="log sizes in MB, comma-separated")
+    ap.add_argument("--size-mb", type=int, help="one size only (instead of --sizes)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--dir", default="/tmp/cudnn-doctor-bench-explain")
+    args = ap.parse_args()
+    rg = shutil.which("rg")
+    if rg is None:
+        sys.exit("ripgrep (rg) is not installed: apt-get install ripgrep")
+    sizes = [args.size_mb] if args.size_mb else [int(x) for x in args.sizes.split(",") if x]
+
+    os.makedirs(args.dir, exist_ok=True)
+    patterns = os.path.join(args.dir, "patterns.txt")
+    count = rg_patterns(patterns)
+    common = os.path.join(args.dir, "common-patterns.txt")
+    common_count = rg_patterns(common, 31)
+    doctor = os.path.abspath(args.doctor)
+    rows = [bench_size(args, rg, doctor, mb, patterns, count, common, common_count)
+            for mb in sizes]
+
+    print("| log (MB) | explain (s) | explain (GB/s) | rg -n / explain | rg -c / explain |")
+    print("|---|---|---|---|---|")
+    for size, wall, ratio_n, ratio_c in rows:
+        print(f"| {size / 1e6:.0f} | {wall:.3f} | {size / 1e9 / wall:.2f} | {ratio_n:.2f} | "
+              f"{ratio_c:.2f} |")
+    print("\nratios from the same run (above 1: explain is faster); targets: rg -n / explain >= 2, "
+          "explain >= 1 GB/s")
 
 
 if __name__ == "__main__":

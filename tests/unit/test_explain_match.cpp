@@ -166,6 +166,56 @@ TEST(LiteralSet, CandidateLinesAreTheLinesHoldingALiteral) {
   }
 }
 
+// The q-gram filter behind candidate_lines() against the automaton, line by line: literal sets
+// with and without short literals (so both kinds of q-gram), strides from 1 to 16, bytes that the
+// filter's lossy case fold merges ('@' and '`', '[' and '{'), non-ASCII bytes, lines of every
+// length, literals at a line's start and end and in several places of one line.
+TEST(LiteralSet, SampledFilterFindsTheSameLinesAsTheAutomaton) {
+  std::mt19937 rng(23);
+  const std::string alphabet = "abAB@`[{ \xC3\x89:";
+  auto random_text = [&](std::size_t size) {
+    std::string t;
+    for (std::size_t i = 0; i < size; ++i)
+      t.push_back(alphabet[rng() % alphabet.size()]);
+    return t;
+  };
+  for (int round = 0; round < 400; ++round) {
+    std::vector<std::string> lits;
+    const std::size_t shortest = 1 + rng() % 20;
+    for (int i = static_cast<int>(rng() % 8) + 1; i > 0; --i)
+      lits.push_back(random_text(shortest + rng() % 12));
+    LiteralSet set(lits);
+    ASSERT_GE(set.stride(), 1U);
+    std::string block;
+    std::vector<std::pair<std::size_t, std::size_t>> expect;
+    for (int line = static_cast<int>(rng() % 60); line > 0; --line) {
+      std::size_t begin = block.size();
+      std::string text = random_text(rng() % 50);
+      if (rng() % 3 == 0) {
+        const std::string& l = lits[rng() % lits.size()];
+        text.insert(rng() % (text.size() + 1), l);
+      }
+      block += text;
+      std::vector<std::uint32_t> hits;
+      set.find_all(std::string_view(block).substr(begin), hits);
+      if (!hits.empty())
+        expect.emplace_back(begin, block.size());
+      block += '\n';
+    }
+    std::vector<std::pair<std::size_t, std::size_t>> got;
+    set.candidate_lines(block, got);
+    ASSERT_EQ(got, expect) << "round " << round;
+  }
+}
+
+TEST(LiteralSet, ALiteralWithALineBreakKeepsTheAutomaton) {
+  LiteralSet set({"first\nsecond", "another literal"});
+  EXPECT_EQ(set.stride(), 0U);
+  std::vector<std::pair<std::size_t, std::size_t>> got;
+  set.candidate_lines("nothing\nx another literal\nsecond\n", got);
+  EXPECT_EQ(got, (std::vector<std::pair<std::size_t, std::size_t>>{{8, 25}}));
+}
+
 TEST(SignatureMatcher, MatchesOnlyWhatTheRegexConfirms) {
   auto sigs = test_signatures();
   SignatureMatcher m(sigs);

@@ -679,6 +679,50 @@ namespace {
 
 // The Pike VM: every thread sits on a consuming instruction; all threads advance one byte
 // together, so each byte costs at most one visit per instruction.
+// A list of VM threads: their pcs and capture slots.
+struct VmList {
+  std::vector<std::uint32_t> pcs;
+  std::vector<std::size_t> caps;
+  std::size_t count = 0;
+  std::uint64_t gen = 0; // marks the instructions already on this list
+};
+
+struct VmFrame {
+  std::uint32_t pc; // PikeVm::k_restore: restore m_caps[slot] = value
+  std::uint32_t slot;
+  std::size_t value;
+};
+
+// The VM's working memory, kept per thread from one search to the next: once it has grown to the
+// largest program, a search allocates nothing (explain runs a few patterns on every candidate
+// line). Marks left by earlier searches never equal a later generation, which only grows.
+struct VmScratch {
+  std::vector<std::uint64_t> mark;
+  std::uint64_t generation = 0;
+  VmList cur;
+  VmList next;
+  std::vector<std::size_t> caps;
+  std::vector<VmFrame> stack;
+
+  VmScratch& fit(std::size_t program, std::size_t slots) {
+    if (mark.size() < program) {
+      mark.resize(program, 0);
+    }
+    for (VmList* l : {&cur, &next}) {
+      if (l->pcs.size() < program) {
+        l->pcs.resize(program);
+      }
+      if (l->caps.size() < program * slots) {
+        l->caps.resize(program * slots);
+      }
+      l->count = 0;
+    }
+    caps.assign(slots, RegexMatch::k_npos);
+    stack.clear();
+    return *this;
+  }
+};
+
 class PikeVm {
 public:
   PikeVm(const std::vector<Regex::Inst>& prog,
@@ -686,17 +730,22 @@ public:
          std::size_t slots,
          std::string_view text,
          std::string_view prefix,
-         bool ignore_case)
+         bool ignore_case,
+         VmScratch& scratch)
       : m_prog(prog)
       , m_sets(sets)
       , m_slots(slots)
       , m_text(text)
       , m_prefix(prefix)
       , m_ignore_case(ignore_case)
-      , m_mark(prog.size(), 0)
-      , m_cur(prog.size(), slots)
-      , m_next(prog.size(), slots)
-      , m_caps(slots, RegexMatch::k_npos) {}
+      , m_mark(scratch.mark)
+      , m_generation(scratch.generation)
+      , m_cur(scratch.cur)
+      , m_next(scratch.next)
+      , m_caps(scratch.caps)
+      , m_stack(scratch.stack) {}
+
+  static constexpr std::uint32_t k_restore = 0xFFFFFFFF;
 
   bool run(std::vector<std::size_t>& best) {
     bool matched = false;
@@ -767,30 +816,13 @@ private:
     return std::string_view::npos;
   }
 
-  struct List {
-    List(std::size_t n, std::size_t slots)
-        : pcs(n)
-        , caps(n * slots) {}
-    std::vector<std::uint32_t> pcs;
-    std::vector<std::size_t> caps;
-    std::size_t count = 0;
-    std::uint64_t gen = 0; // marks the instructions already on this list
-  };
-
-  struct Frame {
-    std::uint32_t pc; // k_restore: restore m_caps[slot] = value
-    std::uint32_t slot;
-    std::size_t value;
-  };
-  static constexpr std::uint32_t k_restore = 0xFFFFFFFF;
-
   // Follows the non-consuming instructions from `start` with m_caps, adding the consuming ones
   // reached to `list` in priority order. Iterative: a stack of pcs and of capture restores.
-  void add(List& list, std::uint32_t start, std::size_t pos) {
+  void add(VmList& list, std::uint32_t start, std::size_t pos) {
     m_stack.clear();
     m_stack.push_back({start, 0, 0});
     while (!m_stack.empty()) {
-      Frame f = m_stack.back();
+      VmFrame f = m_stack.back();
       m_stack.pop_back();
       if (f.pc == k_restore) {
         m_caps[f.slot] = f.value;
@@ -855,19 +887,26 @@ private:
   std::string_view m_text;
   std::string_view m_prefix;
   bool m_ignore_case;
-  std::vector<std::uint64_t> m_mark;
-  std::uint64_t m_generation = 0;
-  List m_cur;
-  List m_next;
-  std::vector<std::size_t> m_caps;
-  std::vector<Frame> m_stack;
+  std::vector<std::uint64_t>& m_mark;
+  std::uint64_t& m_generation;
+  VmList& m_cur;
+  VmList& m_next;
+  std::vector<std::size_t>& m_caps;
+  std::vector<VmFrame>& m_stack;
 };
 
 } // namespace
 
 bool Regex::search(std::string_view text, RegexMatch* match) const {
   const std::size_t slots = 2 * (m_group_names.size() + 1);
-  PikeVm vm(m_program, m_sets, slots, text, m_prefix, m_ignore_case);
+  thread_local VmScratch scratch;
+  PikeVm vm(m_program,
+            m_sets,
+            slots,
+            text,
+            m_prefix,
+            m_ignore_case,
+            scratch.fit(m_program.size(), slots));
   std::vector<std::size_t> best;
   if (!vm.run(best)) {
     return false;
