@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // One line through the structural loader-message parser and the library classifier: no crash, no
 // hang, and what comes back is consistent: a failure names a library or a Python module, names
-// are lower-case pieces of the line's normalised text, the kind and role have names.
+// are lower-case pieces of the line's normalised text, the kind and role have names, and the
+// line holds one of the prefilter's triggers.
 #include <doctor/explain/loader_message.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -26,6 +28,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   if (doctor::explain::to_string(failure->kind).empty()) {
+    std::abort();
+  }
+  // The prefilter hands on only lines that hold a trigger; an accepted line without one would be
+  // a failure that explain never sees.
+  std::string lower(line);
+  for (char& c : lower) {
+    c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  bool triggered = false;
+  for (const std::string& t : doctor::explain::load_failure_triggers()) {
+    triggered = triggered || lower.find(t) != std::string::npos;
+  }
+  if (!triggered) {
     std::abort();
   }
   static const std::vector<doctor::kb::CudnnLibrarySet> sets = [] {

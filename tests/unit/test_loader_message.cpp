@@ -309,6 +309,15 @@ TEST(LoadFailure, TriggersCoverEveryAcceptedLine) {
   }
 }
 
+TEST(LoadFailure, TriggersKeepThePrefilterStride) {
+  // The sampled prefilter steps by (shortest literal - 3); the signatures' shortest is 7 bytes,
+  // so a shorter trigger would make it look at more positions of every log.
+  for (const std::string& t : load_failure_triggers()) {
+    SCOPED_TRACE(t);
+    EXPECT_GE(t.size(), 7U);
+  }
+}
+
 TEST(LibraryIdentity, FromTheKnowledgeBaseSets) {
   auto kb = kb::KnowledgeBase::load_embedded();
   ASSERT_TRUE(kb.has_value());

@@ -215,6 +215,93 @@ void bare_tokens(std::string_view s, std::vector<Token>& tokens) {
   }
 }
 
+// The words that tell the kind of a load failure, and those that say only that it failed. Every
+// line that parse_load_failure() accepts holds one of them or one of the number keys below, so
+// together they are its prefilter triggers (load_failure_triggers()).
+constexpr std::array<std::string_view, 4> k_memory{
+    "paging file is too small", "页面文件太小", "页面文件太小", "auslagerungsdatei"};
+constexpr std::array<std::string_view, 3> k_init{
+    "initialization routine failed", "初始化例程失败", "initialisierungsroutine"};
+constexpr std::array<std::string_view, 7> k_arch{"not a valid win32 application",
+                                                 "不是有效的 win32 应用程序",
+                                                 "不是有效的win32应用程序",
+                                                 "wrong elf class",
+                                                 "incompatible architecture",
+                                                 "0xc000007b",
+                                                 "keine zulässige win32-anwendung"};
+constexpr std::array<std::string_view, 7> k_image{"invalid elf header",
+                                                  "file too short",
+                                                  "file truncated",
+                                                  "file not recognized",
+                                                  "not a valid image",
+                                                  "bad exe format",
+                                                  "not a mach-o file"};
+constexpr std::array<std::string_view, 6> k_denied{"access is denied",
+                                                   "拒绝访问",
+                                                   "permission denied",
+                                                   "application control policy has blocked",
+                                                   "zugriff verweigert",
+                                                   "operation not permitted"};
+constexpr std::array<std::string_view, 12> k_procedure{"specified procedure could not be found",
+                                                       "找不到指定的程序",
+                                                       "undefined symbol",
+                                                       "symbol lookup error",
+                                                       "procedure entry point",
+                                                       "无法定位程序输入点",
+                                                       "entry point not found",
+                                                       "not defined in file",
+                                                       "cannot load symbol",
+                                                       "symbol not found",
+                                                       "prozedur wurde nicht gefunden",
+                                                       "could not be located in the dynamic link"};
+constexpr std::array<std::string_view, 4> k_dependency{
+    "由于找不到", "can't find dependent libraries", "cannot find dependent", "dependent dll"};
+constexpr std::array<std::string_view, 21> k_missing{"specified module could not be found",
+                                                     "找不到指定的模块",
+                                                     "cannot open shared object file",
+                                                     "no such file or directory",
+                                                     "=> not found",
+                                                     "not found",
+                                                     "could not be found",
+                                                     "cannot find",
+                                                     "can't find",
+                                                     "could not find",
+                                                     "could not locate",
+                                                     "找不到",
+                                                     "不存在",
+                                                     "is missing",
+                                                     "nicht gefunden",
+                                                     "image not found",
+                                                     "library not loaded",
+                                                     "dllnotfoundexception",
+                                                     "unable to find",
+                                                     "no such file",
+                                                     "not installed"};
+constexpr std::array<std::string_view, 24> k_load_words{"could not load",
+                                                        "couldn't load",
+                                                        "cannot load",
+                                                        "can't load",
+                                                        "unable to load",
+                                                        "failed to load",
+                                                        "failed to dlopen",
+                                                        "dlopen failed",
+                                                        "dlopen error",
+                                                        "error loading",
+                                                        "erro loading",
+                                                        "unsatisfiedlinkerror",
+                                                        "loadlibrary failed",
+                                                        "loadlibraryex failed",
+                                                        "dll load failed",
+                                                        "cannot be loaded",
+                                                        "failed to open",
+                                                        "could not open",
+                                                        "error while loading shared libraries",
+                                                        "无法加载",
+                                                        "加载失败",
+                                                        "load failed",
+                                                        "loading failed",
+                                                        "is not configured correctly"};
+
 // The Windows error numbers a loader reports, and what each means.
 struct CodeMeaning {
   long code;
@@ -240,11 +327,21 @@ LoadErrorKind kind_of_code(long code) {
   return LoadErrorKind::unknown;
 }
 
+// The keys a loader's error number follows, and the HRESULT_FROM_WIN32 and NTSTATUS values.
+constexpr std::array<std::string_view, 5> k_code_keys{
+    "winerror", "error code", "failed with error", "errorcode", "last error"};
+constexpr std::array<std::pair<std::string_view, long>, 6> k_hex{{
+    {"0x8007007e", 126},
+    {"0x8007007f", 127},
+    {"0x800700c1", 193},
+    {"0x80070005", 5},
+    {"0xc0000135", 126}, // STATUS_DLL_NOT_FOUND
+    {"0xc0000139", 127}, // STATUS_ENTRYPOINT_NOT_FOUND
+}};
+
 // The number after one of the keys ("winerror 126", "error code: 126", "error code is 126").
 long find_code(std::string_view s) {
-  constexpr std::array<std::string_view, 6> k_keys{
-      "winerror", "error code", "failed with error", "errorcode", "error=", "last error"};
-  for (std::string_view key : k_keys) {
+  for (std::string_view key : k_code_keys) {
     for (std::size_t at = s.find(key); at != std::string_view::npos; at = s.find(key, at + 1)) {
       std::size_t i = at + key.size();
       while (i < s.size() && (s[i] == ' ' || s[i] == ':' || s[i] == '=' || s[i] == '(')) {
@@ -264,15 +361,6 @@ long find_code(std::string_view s) {
       }
     }
   }
-  // HRESULT_FROM_WIN32 and NTSTATUS values.
-  constexpr std::array<std::pair<std::string_view, long>, 6> k_hex{{
-      {"0x8007007e", 126},
-      {"0x8007007f", 127},
-      {"0x800700c1", 193},
-      {"0x80070005", 5},
-      {"0xc0000135", 126}, // STATUS_DLL_NOT_FOUND
-      {"0xc0000139", 127}, // STATUS_ENTRYPOINT_NOT_FOUND
-  }};
   for (const auto& [text, code] : k_hex) {
     if (contains(s, text)) {
       return code;
@@ -283,67 +371,6 @@ long find_code(std::string_view s) {
 
 // What the words say, most specific first.
 LoadErrorKind kind_of_words(std::string_view s) {
-  constexpr std::array<std::string_view, 4> k_memory{
-      "paging file is too small", "页面文件太小", "页面文件太小", "auslagerungsdatei"};
-  constexpr std::array<std::string_view, 3> k_init{
-      "initialization routine failed", "初始化例程失败", "initialisierungsroutine"};
-  constexpr std::array<std::string_view, 7> k_arch{"not a valid win32 application",
-                                                   "不是有效的 win32 应用程序",
-                                                   "不是有效的win32应用程序",
-                                                   "wrong elf class",
-                                                   "incompatible architecture",
-                                                   "0xc000007b",
-                                                   "keine zulässige win32-anwendung"};
-  constexpr std::array<std::string_view, 7> k_image{"invalid elf header",
-                                                    "file too short",
-                                                    "file truncated",
-                                                    "file not recognized",
-                                                    "not a valid image",
-                                                    "bad exe format",
-                                                    "not a mach-o file"};
-  constexpr std::array<std::string_view, 6> k_denied{"access is denied",
-                                                     "拒绝访问",
-                                                     "permission denied",
-                                                     "application control policy has blocked",
-                                                     "zugriff verweigert",
-                                                     "operation not permitted"};
-  constexpr std::array<std::string_view, 12> k_procedure{
-      "specified procedure could not be found",
-      "找不到指定的程序",
-      "undefined symbol",
-      "symbol lookup error",
-      "procedure entry point",
-      "无法定位程序输入点",
-      "entry point not found",
-      "not defined in file",
-      "cannot load symbol",
-      "symbol not found",
-      "prozedur wurde nicht gefunden",
-      "could not be located in the dynamic link"};
-  constexpr std::array<std::string_view, 4> k_dependency{
-      "由于找不到", "can't find dependent libraries", "cannot find dependent", "dependent dll"};
-  constexpr std::array<std::string_view, 22> k_missing{"specified module could not be found",
-                                                       "找不到指定的模块",
-                                                       "cannot open shared object file",
-                                                       "no such file or directory",
-                                                       "=> not found",
-                                                       "not found",
-                                                       "could not be found",
-                                                       "cannot find",
-                                                       "can't find",
-                                                       "could not find",
-                                                       "could not locate",
-                                                       "找不到",
-                                                       "不存在",
-                                                       "is missing",
-                                                       "nicht gefunden",
-                                                       "image not found",
-                                                       "library not loaded",
-                                                       "dllnotfoundexception",
-                                                       "unable to find",
-                                                       "no such file",
-                                                       "缺少",
-                                                       "not installed"};
   if (contains_any(s, k_memory)) {
     return LoadErrorKind::out_of_memory;
   }
@@ -374,31 +401,7 @@ LoadErrorKind kind_of_words(std::string_view s) {
 
 // Words that say a load failed without saying how.
 bool says_load_failed(std::string_view s) {
-  constexpr std::array<std::string_view, 24> k_words{"could not load",
-                                                     "couldn't load",
-                                                     "cannot load",
-                                                     "can't load",
-                                                     "unable to load",
-                                                     "failed to load",
-                                                     "failed to dlopen",
-                                                     "dlopen failed",
-                                                     "dlopen error",
-                                                     "error loading",
-                                                     "erro loading",
-                                                     "unsatisfiedlinkerror",
-                                                     "loadlibrary failed",
-                                                     "loadlibraryex failed",
-                                                     "dll load failed",
-                                                     "cannot be loaded",
-                                                     "failed to open",
-                                                     "could not open",
-                                                     "error while loading shared libraries",
-                                                     "无法加载",
-                                                     "加载失败",
-                                                     "load failed",
-                                                     "loading failed",
-                                                     "is not configured correctly"};
-  return contains_any(s, k_words);
+  return contains_any(s, k_load_words);
 }
 
 // The token that the phrase ending at `at` introduces: the first token starting at or after it,
@@ -514,25 +517,29 @@ std::optional<LibraryRole> library_role(std::string_view name) {
 }
 
 const std::vector<std::string>& load_failure_triggers() {
-  // Every accepted line names a library, and a library name holds one of these (a bare name is
-  // one of bare_tokens' stems, all of which contain "cud", "nvrtc" or "zlibwapi"), or it is a
-  // Python extension module named after "dll load failed".
-  static const std::vector<std::string> triggers{".dll",
-                                                 ".so",
-                                                 ".pyd",
-                                                 ".dylib",
-                                                 "libcud",
-                                                 "nvcuda",
-                                                 "cudnn64_",
-                                                 "cudart64_",
-                                                 "cublas",
-                                                 "cufft64_",
-                                                 "curand64_",
-                                                 "cusolver64_",
-                                                 "cusparse64_",
-                                                 "nvrtc64_",
-                                                 "zlibwapi",
-                                                 "dll load failed"};
+  // A line is accepted only when kind_of_words(), kind_of_code() or says_load_failed() speaks, and
+  // each of those needs one of these words (a code needs its key or its hex value). The words are
+  // long; a library-name trigger such as ".so" would make the sampled prefilter look at every byte.
+  static const std::vector<std::string> triggers = [] {
+    std::vector<std::string> t;
+    const auto add = [&t](const auto& table) { t.insert(t.end(), table.begin(), table.end()); };
+    add(k_memory);
+    add(k_init);
+    add(k_arch);
+    add(k_image);
+    add(k_denied);
+    add(k_procedure);
+    add(k_dependency);
+    add(k_missing);
+    add(k_load_words);
+    add(k_code_keys);
+    for (const auto& [text, code] : k_hex) {
+      t.emplace_back(text);
+    }
+    std::sort(t.begin(), t.end());
+    t.erase(std::unique(t.begin(), t.end()), t.end());
+    return t;
+  }();
   return triggers;
 }
 

@@ -51,7 +51,9 @@ struct LoadFailure {
 std::optional<LoadFailure> parse_load_failure(std::string_view line);
 
 // Literals at least one of which every line that parse_load_failure() accepts contains (ASCII
-// case ignored): the prefilter's triggers for it.
+// case ignored): the prefilter's triggers for it. They are the failure words and the error-number
+// keys, not library names, and none is shorter than 8 bytes, so the sampled prefilter keeps its
+// stride.
 const std::vector<std::string>& load_failure_triggers();
 
 // What a library is.
