@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/explain/analysis.hpp>
+#include <doctor/explain/versions.hpp>
+#include <doctor/kb/finding_ids.hpp>
 #include <doctor/util/escape.hpp>
+#include <doctor/util/strings.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -10,6 +13,7 @@
 namespace doctor::explain {
 
 void Analysis::begin_input(std::string name) {
+  m_head_seen = 0;
   InputSummary in;
   in.name = std::move(name);
   m_inputs.push_back(std::move(in));
@@ -21,6 +25,18 @@ void Analysis::begin_input(std::string name) {
 void Analysis::add_line(const util::TextLine& line) {
   // A log repeats its lines (one warning a million times): a line seen lately reuses its matches
   // instead of running the signatures again. Matching depends on the text alone.
+  if (m_head_seen < k_head_bytes) {
+    m_head_seen += line.text.size() + 1;
+    if (m_version_bytes < k_version_line_bytes && may_name_version(line.text)) {
+      EvidenceLine e;
+      e.input = m_inputs.empty() ? 0 : m_inputs.size() - 1;
+      e.line = line.number;
+      e.part = line.part;
+      e.text = util::cut_utf8(line.text, 8192);
+      m_version_bytes += e.text.size();
+      m_version_lines.push_back(std::move(e));
+    }
+  }
   const bool cacheable = line.text.size() <= k_cached_line_bytes;
   CachedLine* slot = nullptr;
   if (cacheable) {
@@ -109,6 +125,87 @@ std::pair<std::size_t, std::size_t> first_position(const SignatureHits& h) {
     return {static_cast<std::size_t>(-1), 0};
   }
   return {h.lines.front().input, h.lines.front().line};
+}
+
+// The version a failed library's name asks for, when the cause is such a failure: the CUDA of
+// libcudart.so.10.1 ("10.1"; "11" for cudart64_110.dll, whose name every CUDA 11 keeps), the
+// cuDNN major of cudnn64_7.dll.
+struct Wanted {
+  VersionComponent component = VersionComponent::cuda;
+  std::string version;
+};
+
+std::optional<Wanted> wanted_version(const RankedCause& cause, const Analysis& analysis) {
+  const bool cuda = cause.finding == kb::ids::k_log_cuda_library_not_found;
+  const bool cudnn = cause.finding == kb::ids::k_log_cudnn_not_found
+                     || cause.finding == kb::ids::k_log_cudnn_sublibrary_missing
+                     || cause.finding == kb::ids::k_log_cudnn_dependency_missing;
+  if (!cuda && !cudnn) {
+    return std::nullopt;
+  }
+  for (std::size_t h : cause.hits) {
+    for (const auto& [name, value] : analysis.hits()[h].fields) {
+      if (name != "lib") {
+        continue;
+      }
+      const LibraryIdentity id = classify_library(value, analysis.matcher().cudnn_sets());
+      if (cuda && !id.cuda_version.empty()) {
+        std::string v = id.cuda_version;
+        const std::size_t dot = v.find('.');
+        if (dot != std::string::npos && util::parse_uint(v.substr(0, dot)).value_or(0) >= 11) {
+          v.resize(dot); // cudart64_110: any CUDA 11
+        }
+        return Wanted{VersionComponent::cuda, v};
+      }
+      if (cudnn && id.cudnn_major != 0) {
+        return Wanted{VersionComponent::cudnn, std::to_string(id.cudnn_major)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool same_release(const Wanted& wanted, const VersionMention& m) {
+  if (wanted.component == VersionComponent::cuda) {
+    return same_cuda_release(wanted.version, m.version);
+  }
+  return std::to_string(m.major) == wanted.version;
+}
+
+// The version refinement (see the top of analysis.hpp), on causes already in order.
+void refine_versions(std::vector<RankedCause>& causes, const Analysis& analysis) {
+  if (causes.empty()) {
+    return;
+  }
+  const auto wanted = wanted_version(causes.front(), analysis);
+  if (!wanted) {
+    return;
+  }
+  const std::string_view mismatch = wanted->component == VersionComponent::cuda
+                                        ? kb::ids::k_log_cuda_version_mismatch
+                                        : kb::ids::k_log_cudnn_version_mismatch;
+  if (std::any_of(causes.begin(), causes.end(), [&](const RankedCause& c) {
+        return c.finding == mismatch;
+      })) {
+    return;
+  }
+  for (const EvidenceLine& line : analysis.version_lines()) {
+    for (const VersionMention& m : find_version_mentions(line.text)) {
+      if (m.component != wanted->component || same_release(*wanted, m)) {
+        continue;
+      }
+      RankedCause c;
+      c.finding = std::string(mismatch);
+      c.confidence = std::min(95, causes.front().confidence + 8);
+      c.hits = causes.front().hits;
+      c.fields = {{"expected", wanted->version}, {"found", m.version}};
+      EvidenceLine shown = line;
+      shown.text = std::string(util::cut_utf8(line.text, k_evidence_bytes));
+      c.lines.push_back(std::move(shown));
+      causes.insert(causes.begin(), std::move(c));
+      return;
+    }
+  }
 }
 
 } // namespace
@@ -256,6 +353,7 @@ Ranking rank(const Analysis& analysis) {
     }
   }
   order_causes(out.causes, analysis);
+  refine_versions(out.causes, analysis);
   return out;
 }
 

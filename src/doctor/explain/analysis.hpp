@@ -11,6 +11,10 @@
 // - A finding named only by symptom signatures is a cause only when no cause signature matched;
 //   otherwise it is listed among the symptoms.
 // - Noise is never a cause; context lines are reported as what the log says.
+// - Version refinement: when the most likely cause is a CUDA or cuDNN library that failed to
+//   load, and the head of an input names another release of the same component (CUDA 12.1 where
+//   libcudart.so.10.1 was asked for, cudnn64_8.dll where cudnn64_7.dll was), the version mismatch
+//   comes first, with both versions and both lines; the missing library stays as the next cause.
 // - Causes are ordered by confidence (the highest of their signatures, plus what the machine
 //   confirms, see machine_join.hpp), then by where they first appear.
 #pragma once
@@ -31,6 +35,11 @@ namespace doctor::explain {
 inline constexpr std::size_t k_kept_lines = 4;
 // Evidence lines are shown up to this many bytes.
 inline constexpr std::size_t k_evidence_bytes = 400;
+// The head of each input: every line of its first k_head_bytes reaches add_line() (the scanner
+// reads it line by line), and those that may name a CUDA or cuDNN version are kept, up to
+// k_version_line_bytes of text in all, for the version refinement of rank().
+inline constexpr std::size_t k_head_bytes = std::size_t{1} << 20;
+inline constexpr std::size_t k_version_line_bytes = std::size_t{4} << 20;
 
 struct InputSummary {
   std::string name; // a path, "<stdin>" or "<argument>"
@@ -74,6 +83,8 @@ public:
   // In order of first appearance.
   const std::vector<SignatureHits>& hits() const { return m_hits; }
   std::size_t lines_matched() const { return m_lines_matched; }
+  // The lines of the inputs' heads that may name a version (versions.hpp), in order.
+  const std::vector<EvidenceLine>& version_lines() const { return m_version_lines; }
 
 private:
   // Lines of at most this many bytes are remembered with their matches.
@@ -96,6 +107,9 @@ private:
   std::vector<LineMatch> m_matches;
   std::vector<std::uint32_t> m_scratch;
   std::size_t m_lines_matched = 0;
+  std::size_t m_head_seen = 0; // bytes of the current input's head seen
+  std::size_t m_version_bytes = 0;
+  std::vector<EvidenceLine> m_version_lines;
 };
 
 // One cause named by the log.
@@ -106,6 +120,10 @@ struct RankedCause {
   std::vector<std::string> consequences; // finding ids this cause explains, in order
   std::vector<std::size_t> consequence_hits;
   bool from_symptoms = false; // no cause signature matched: the best symptom stands in
+  // Params and evidence that the refinement adds beyond the hits' (a version pair: "expected"
+  // from the failed library's name, "found" from the line that names the other version).
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::vector<EvidenceLine> lines;
   // Other causes the most confident of its signatures names, with the check that tells each
   // apart; findings already among the causes are left out.
   std::vector<kb::SignatureAlternative> alternatives;

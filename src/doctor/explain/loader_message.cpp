@@ -659,8 +659,18 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
 namespace {
 
 // "cudart64_110" -> "11.0", "cudart64_12" -> "12", "cudart64_90" -> "9.0", "nvrtc64_112_0" ->
-// "11.2"; Linux "libcudart.so.10.1" -> "10.1".
+// "11.2"; Linux "libcudart.so.10.1" -> "10.1". Only the libraries whose numbers follow CUDA's:
+// cuFFT, cuRAND, cuSOLVER and cuSPARSE number their own releases (CUDA 11 ships cufft64_10.dll
+// and libcurand.so.10), so their names say nothing about the CUDA they belong to.
 std::string cuda_version_of(std::string_view name) {
+  constexpr std::array<std::string_view, 6> k_follow_cuda{
+      "cudart", "cublas", "nvrtc", "nvjitlink", "cupti", "nvjpeg"};
+  std::string_view stem = name.substr(name.compare(0, 3, "lib") == 0 ? 3 : 0);
+  if (std::none_of(k_follow_cuda.begin(), k_follow_cuda.end(), [&](std::string_view p) {
+        return stem.compare(0, p.size(), p) == 0;
+      })) {
+    return {};
+  }
   const std::size_t so = name.find(".so.");
   if (so != std::string_view::npos) {
     std::string_view v = name.substr(so + 4);

@@ -46,6 +46,7 @@ public:
 
   const std::vector<kb::Signature>& signatures() const { return *m_signatures; }
   const LiteralSet& literals() const { return m_literals; }
+  const std::vector<kb::CudnnLibrarySet>& cudnn_sets() const { return m_cudnn_sets; }
 
   // The loader rule (signature index) that fits `failure`, or nothing.
   std::optional<std::size_t> loader_rule(const LoadFailure& failure) const;

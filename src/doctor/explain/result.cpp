@@ -104,6 +104,8 @@ build_result(const Analysis& analysis, const Ranking& ranking, const kb::Knowled
     ExplainedCause c;
     c.confidence = rc.confidence;
     c.from_symptoms = rc.from_symptoms;
+    c.fields = rc.fields;
+    c.lines = rc.lines;
     for (const kb::SignatureAlternative& a : rc.alternatives) {
       const kb::FindingTemplate* at = kb.finding(a.finding);
       if (at == nullptr) {

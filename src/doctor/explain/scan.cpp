@@ -200,8 +200,23 @@ private:
     }
   }
 
-  // Handles `block`, whole lines ending in LF.
+  // Handles `block`, whole lines ending in LF. The input's first k_head_bytes go through the
+  // decoder line by line, so that the analysis sees every line of the head (the pasted context
+  // of a report: versions, nvidia-smi, pip list), not only the prefilter's candidates.
   void whole_lines(std::string_view block) {
+    if (m_head_left > 0) {
+      std::size_t cut = block.size();
+      if (block.size() > m_head_left) {
+        const std::size_t lf = block.find('\n', m_head_left - 1);
+        cut = lf == std::string_view::npos ? block.size() : lf + 1;
+      }
+      m_head_left = cut >= m_head_left ? 0 : m_head_left - cut;
+      decode_block(block.substr(0, cut));
+      block.remove_prefix(cut);
+      if (block.empty()) {
+        return;
+      }
+    }
     if (!fast_block(block)) {
       decode_block(block);
     }
@@ -347,6 +362,7 @@ private:
   Analysis& m_analysis;
   std::size_t m_chunk;
   bool m_fast;
+  std::size_t m_head_left = k_head_bytes;
   std::size_t m_threads;
   util::DecodeInfo m_info;
   std::uint64_t m_bytes = 0;

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/explain/versions.hpp>
+#include <doctor/util/regex.hpp>
+#include <doctor/util/strings.hpp>
+
+#include <algorithm>
+#include <array>
+
+namespace doctor::explain {
+
+namespace {
+
+// How the captured text becomes a version.
+enum class Form {
+  version,      // "11.8", "8.9.2": as written (a CUDA version keeps major.minor)
+  cuda_tag,     // "118" -> 11.8, "92" -> 9.2, "12" -> 12 (wheel and package tags)
+  cuda_windows, // the digits of cudart64_110.dll: 110 -> 11.0, 12 -> 12, 90 -> 9.0
+  cudnn_number, // 8902 -> 8.9.2
+  cudnn_major,  // 8 of cudnn64_8.dll
+};
+
+struct Pattern {
+  VersionComponent component;
+  Form form;
+  bool library;
+  const char* regex; // one named group, "v"
+};
+
+constexpr std::array<Pattern, 14> k_patterns{{
+    // "CUDA 11.8", "cuda:8.0", "cuda12.1", "CUDA：11.3", "CUDA\v10.1", "cuda-12.1",
+    // "CUDA Version: 12.2", "CUDA runtime version: 12.1.105", "cudatoolkit 11.3.1", "+cuda12.1".
+    {VersionComponent::cuda,
+     Form::version,
+     false,
+     "(?i)\\bcuda(?:\\s*(?:toolkit|runtime|version|ver\\.?|版本))*\\s*(?:[:=_/"
+     "\\\\-]|：|is|是|为)?\\s*v?"
+     "(?<v>(?:[7-9]|1[0-3])\\.\\d)\\b"},
+    // "CUDA 12", "cuda-11" (a major alone).
+    {VersionComponent::cuda,
+     Form::version,
+     false,
+     "(?i)\\bcuda(?:\\s*(?:toolkit|version))?[ :_-]?v?(?<v>1[0-3])(?:[^.0-9A-Za-z_]|$)"},
+    // "torch 2.0.1+cu118", "mxnet-cu112", "nvidia-cudnn-cu12".
+    {VersionComponent::cuda, Form::cuda_tag, false, "(?i)[+_-]cu(?<v>\\d{2,3})\\b"},
+    {VersionComponent::cuda,
+     Form::version,
+     false,
+     "(?i)compilation tools, release (?<v>\\d{1,2}\\.\\d)"},
+    {VersionComponent::cuda,
+     Form::version,
+     false,
+     "(?i)cuda used to build \\w+: (?<v>\\d{1,2}\\.\\d)"},
+    {VersionComponent::cuda,
+     Form::cuda_windows,
+     true,
+     // The CUDA libraries whose names carry CUDA's version (not cuFFT, cuRAND, cuSOLVER or
+     // cuSPARSE, which number their own releases: CUDA 11 ships cufft64_10.dll).
+     "(?i)\\b(?:cudart|cublas(?:lt)?|nvrtc(?:-builtins)?|nvjitlink|"
+     "nvjpeg|cupti)64_(?<v>\\d{2,3})"},
+    // libcudart.so.10.1, libcublas.so.11, "libcudart so.8.0", "ibcudart.so.10.1".
+    {VersionComponent::cuda,
+     Form::version,
+     true,
+     "(?i)\\bl?ib(?:cudart|cublas(?:lt)?|nvrtc(?:-builtins)?|"
+     "nvjitlink|nvjpeg|cupti)(?:\\.|\\s+)so\\.(?<v>\\d{1,2}(?:\\.\\d)?)"},
+    // "cuDNN: 7.4.2", "cudnn 8.2.1", "CUDNN：8.9.1", "CuDNN library: 8.5.0", "cudnn-8.0".
+    {VersionComponent::cudnn,
+     Form::version,
+     false,
+     "(?i)\\bcudnn(?:\\s*(?:version|library|runtime|版本))*\\s*(?:[:=_/-]|：|is|是|为)?\\s*v?"
+     "(?<v>[5-9](?:\\.\\d+){1,3})\\b"},
+    // "cuDNN 9", "cudnn v8".
+    {VersionComponent::cudnn,
+     Form::version,
+     false,
+     "(?i)\\bcudnn[ _-]?v?(?<v>[5-9])(?:[^.0-9A-Za-z_]|$)"},
+    // "Loaded cuDNN version 8100", "cudnn version: 8902", "torch.backends.cudnn.version() 90100".
+    {VersionComponent::cudnn,
+     Form::cudnn_number,
+     false,
+     "(?i)cudnn(?:\\.version\\(\\))?(?:\\s*version)?\\s*[:=]?\\s*(?<v>[5-9]\\d{3}|[1-9]\\d{4})\\b"},
+    {VersionComponent::cudnn,
+     Form::cudnn_major,
+     true,
+     "(?i)\\bcudnn(?:_[a-z_]+)?64_(?<v>\\d{1,2})\\b"},
+    {VersionComponent::cudnn,
+     Form::cudnn_major,
+     true,
+     "(?i)\\blibcudnn(?:_[a-z_]+)?\\.so\\.(?<v>\\d{1,2})\\b"},
+    // pip: "nvidia-cudnn-cu12 9.1.0.70", "nvidia-cudnn-cu12==8.9.2.26".
+    {VersionComponent::cudnn,
+     Form::version,
+     false,
+     "(?i)nvidia-cudnn-cu1\\d\\s*(?:==|\\s)\\s*(?<v>\\d+\\.\\d+(?:\\.\\d+)*)"},
+    // conda: "cudnn                     8.2.1        cuda11.3_0" is the first; its CUDA here.
+    {VersionComponent::cuda,
+     Form::version,
+     false,
+     "(?i)\\bcudnn\\s+\\d+\\.\\d+\\.\\d+\\s+cuda(?<v>1[0-3]\\.\\d)"},
+}};
+
+struct Compiled {
+  const Pattern* pattern;
+  Regex regex;
+  std::size_t group;
+};
+
+const std::vector<Compiled>& compiled() {
+  static const std::vector<Compiled> all = [] {
+    std::vector<Compiled> out;
+    for (const Pattern& p : k_patterns) {
+      auto re = Regex::compile(p.regex);
+      if (!re) {
+        continue; // a mistake in the table above; the unit tests compile each one
+      }
+      const std::size_t group = re->group_index("v");
+      out.push_back(Compiled{&p, std::move(*re), group});
+    }
+    return out;
+  }();
+  return all;
+}
+
+unsigned leading_number(std::string_view v) {
+  unsigned n = 0;
+  for (char c : v) {
+    if (!util::is_digit(c) || n > 1000) {
+      break;
+    }
+    n = n * 10 + static_cast<unsigned>(c - '0');
+  }
+  return n;
+}
+
+// "11.2.152" -> "11.2".
+std::string major_minor(std::string_view v) {
+  const std::size_t first = v.find('.');
+  if (first == std::string_view::npos) {
+    return std::string(v);
+  }
+  const std::size_t second = v.find('.', first + 1);
+  return std::string(v.substr(0, second));
+}
+
+std::optional<std::string> version_of(Form form, std::string_view text) {
+  switch (form) {
+  case Form::version:
+    return std::string(text);
+  case Form::cuda_tag:
+  case Form::cuda_windows: {
+    if (text.size() == 2) {
+      const unsigned value = leading_number(text);
+      if (value >= 10 && value <= 19) {
+        return std::string(text);
+      }
+      if (form == Form::cuda_tag && (value < 70 || value > 99)) {
+        return std::nullopt;
+      }
+      return std::string(1, text[0]) + "." + std::string(1, text[1]);
+    }
+    if (text.size() == 3 && text[0] == '1') {
+      return std::string(text.substr(0, 2)) + "." + std::string(text.substr(2));
+    }
+    return std::nullopt;
+  }
+  case Form::cudnn_number: {
+    auto value = util::parse_uint(text);
+    if (!value) {
+      return std::nullopt;
+    }
+    return cudnn_version_of_number(static_cast<unsigned long>(*value));
+  }
+  case Form::cudnn_major:
+    return std::string(text);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> cudnn_version_of_number(unsigned long value) {
+  unsigned long major = 0;
+  unsigned long minor = 0;
+  unsigned long patch = 0;
+  if (value >= 90000 && value < 200000) { // cuDNN 9 on: major * 10000 + minor * 100 + patch
+    major = value / 10000;
+    minor = value / 100 % 100;
+    patch = value % 100;
+  } else if (value >= 5000 && value < 9000) { // cuDNN 5 to 8: major * 1000 + minor * 100 + patch
+    major = value / 1000;
+    minor = value / 100 % 10;
+    patch = value % 100;
+  } else {
+    return std::nullopt;
+  }
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+bool same_cuda_release(std::string_view wanted, std::string_view found) {
+  const unsigned wanted_major = leading_number(wanted);
+  if (wanted_major != leading_number(found)) {
+    return false;
+  }
+  if (wanted_major >= 11) {
+    return true;
+  }
+  // Before CUDA 11 each minor release had its own library names; a major alone says no more.
+  const std::string a = major_minor(wanted);
+  const std::string b = major_minor(found);
+  if (a.find('.') == std::string::npos || b.find('.') == std::string::npos) {
+    return true;
+  }
+  return a == b;
+}
+
+bool may_name_version(std::string_view line) {
+  for (std::size_t i = 0; i + 1 < line.size(); ++i) {
+    const char a = static_cast<char>(line[i] | 0x20);
+    const char b = static_cast<char>(line[i + 1] | 0x20);
+    if (a == 'c' && b == 'u') {
+      return true;
+    }
+    if (a == 'n' && b == 'v' && i + 4 < line.size()
+        && util::to_lower(line.substr(i, 5)) == "nvrtc") {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<VersionMention> find_version_mentions(std::string_view line) {
+  constexpr std::size_t k_max_line = 8192;
+  constexpr std::size_t k_max_mentions = 32;
+  if (line.size() > k_max_line) {
+    line = line.substr(0, k_max_line);
+  }
+  std::vector<VersionMention> out;
+  if (!may_name_version(line)) {
+    return out;
+  }
+  RegexMatch m;
+  for (const Compiled& c : compiled()) {
+    std::size_t from = 0;
+    while (from < line.size() && out.size() < k_max_mentions) {
+      const std::string_view rest = line.substr(from);
+      if (!c.regex.search(rest, &m) || m.end <= m.begin) {
+        break;
+      }
+      const std::string_view text = m.group(rest, c.group);
+      auto version = version_of(c.pattern->form, text);
+      if (version) {
+        VersionMention v;
+        v.component = c.pattern->component;
+        v.version =
+            c.pattern->component == VersionComponent::cuda && c.pattern->form == Form::version
+                ? major_minor(*version)
+                : *version;
+        v.major = leading_number(v.version);
+        v.from_library_name = c.pattern->library;
+        v.begin = from + m.begin;
+        v.end = from + m.end;
+        out.push_back(std::move(v));
+      }
+      from += m.end;
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const VersionMention& a, const VersionMention& b) {
+    return a.begin < b.begin;
+  });
+  return out;
+}
+
+} // namespace doctor::explain

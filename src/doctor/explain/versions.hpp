@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// The CUDA and cuDNN versions a report names, in whatever wording: "cuda:8.0", "CUDA 11.8",
+// "cuda12.1", "CUDA：11.3", "CUDA\v10.1\bin", "/usr/local/cuda-12.1", "torch 2.0.1+cu118",
+// "nvidia-cudnn-cu12 9.1.0.70", "cuDNN: 7.4.2", "Loaded cuDNN version 8902" (8.9.2), "90100"
+// (9.1.0), nvcc's "release 11.8", collect_env's "CUDA used to build PyTorch: 11.8", and the
+// versions that library names carry (cudart64_101.dll, libcudart.so.8.0, cudnn64_7.dll,
+// libcudnn.so.9).
+//
+// explain reads them from the head of each input (see Analysis) and compares them with the
+// version of the library a loader failure names: a program asking for libcudart.so.10.1 on a
+// machine whose report says CUDA 12.1 is a version mismatch, not a missing library.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace doctor::explain {
+
+enum class VersionComponent { cuda, cudnn };
+
+struct VersionMention {
+  VersionComponent component = VersionComponent::cuda;
+  std::string version; // "11.8", "12", "8.9.2", "7"
+  unsigned major = 0;
+  bool from_library_name = false; // cudart64_101.dll, libcudnn.so.8
+  std::size_t begin = 0;          // the phrase's span in the line
+  std::size_t end = 0;
+};
+
+// Every version `line` names, in order. A line longer than 8 KiB is read up to there.
+std::vector<VersionMention> find_version_mentions(std::string_view line);
+
+// Whether `line` may name a version (ASCII case ignored: "cu" or "nvrtc"): the cheap test that
+// decides which lines are kept for find_version_mentions().
+bool may_name_version(std::string_view line);
+
+// cuDNN's integer version as CUDNN_VERSION and "Loaded cuDNN version" print it: 8902 -> "8.9.2",
+// 90100 -> "9.1.0", 5005 -> "5.0.5". Nothing for a number that is not one.
+std::optional<std::string> cudnn_version_of_number(unsigned long value);
+
+// Whether a program that asks for CUDA `wanted` (from a library name: "11", "10.1", "12") is
+// served by CUDA `found`: the same major from CUDA 11 on (the libraries keep their names across a
+// major), the same major.minor before it (libcudart.so.10.1 is not in CUDA 10.2).
+bool same_cuda_release(std::string_view wanted, std::string_view found);
+
+} // namespace doctor::explain

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// The CUDA and cuDNN versions a report names (explain/versions.hpp), and the refinement that
+// turns a versioned library failure plus another release named in the report into a version
+// mismatch, with the real knowledge base.
+#include <doctor/explain/analysis.hpp>
+#include <doctor/explain/loader_message.hpp>
+#include <doctor/explain/matcher.hpp>
+#include <doctor/explain/result.hpp>
+#include <doctor/explain/scan.hpp>
+#include <doctor/explain/versions.hpp>
+#include <doctor/kb/knowledge_base.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace doctor::explain {
+namespace {
+
+// "cuda 12.1" for each mention of `line`.
+std::vector<std::string> mentions(std::string_view line) {
+  std::vector<std::string> out;
+  for (const VersionMention& m : find_version_mentions(line)) {
+    out.push_back(std::string(m.component == VersionComponent::cuda ? "cuda " : "cudnn ")
+                  + m.version);
+  }
+  return out;
+}
+
+using V = std::vector<std::string>;
+
+TEST(VersionMentions, CudaInFreeText) {
+  EXPECT_EQ(mentions("os:ubuntu 16.04 LTS,cuda:8.0"), V{"cuda 8.0"});
+  EXPECT_EQ(mentions("indeed i have installed cuda 10.1"), V{"cuda 10.1"});
+  EXPECT_EQ(mentions("我的系统ubuntu20.04+nvidia530.30+cuda12.1+cudnn12.X"), V{"cuda 12.1"});
+  EXPECT_EQ(mentions("CUDA：11.3"), V{"cuda 11.3"});
+  EXPECT_EQ(mentions("modelscope:ubuntu20.04-cuda11.8.0-py38-torch2.0.1"), V{"cuda 11.8"});
+  EXPECT_EQ(mentions("my system has CUDA version 11.8, cuDNN 8"), (V{"cuda 11.8", "cudnn 8"}));
+  EXPECT_EQ(mentions("CUDA 12 / cuDNN 9"), (V{"cuda 12", "cudnn 9"}));
+  EXPECT_EQ(mentions("| NVIDIA-SMI 470.161.03   Driver Version: 470.161.03   CUDA Version: 11.4 |"),
+            V{"cuda 11.4"});
+  EXPECT_EQ(mentions("Cuda compilation tools, release 11.8, V11.8.89"), V{"cuda 11.8"});
+  EXPECT_EQ(mentions("CUDA used to build PyTorch: 12.1"), V{"cuda 12.1"});
+  EXPECT_EQ(mentions("CUDA runtime version: 12.1.105"), V{"cuda 12.1"});
+}
+
+TEST(VersionMentions, CudaInPathsTagsAndLibraryNames) {
+  EXPECT_EQ(mentions(R"(at C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v10.1\bin)"),
+            V{"cuda 10.1"});
+  EXPECT_EQ(mentions("export PATH=/usr/local/cuda-12.1/bin:$PATH"), V{"cuda 12.1"});
+  EXPECT_EQ(mentions("torch==2.0.1+cu118"), V{"cuda 11.8"});
+  EXPECT_EQ(mentions("pip install mxnet-cu112"), V{"cuda 11.2"});
+  EXPECT_EQ(mentions("torch 1.2.0+cu92"), V{"cuda 9.2"});
+  EXPECT_EQ(mentions("i found the file `cudart64_101.dll`"), V{"cuda 10.1"});
+  EXPECT_EQ(mentions("Library cublas64_12.dll is not found"), V{"cuda 12"});
+  EXPECT_EQ(mentions("it's only \"libcudart so.8.0\""), V{"cuda 8.0"});
+  EXPECT_EQ(mentions("\"ibcudart.so.10.1\""), V{"cuda 10.1"});
+  EXPECT_EQ(mentions("nvrtc-builtins64_121.dll"), V{"cuda 12.1"});
+}
+
+TEST(VersionMentions, CudnnInEveryWording) {
+  EXPECT_EQ(mentions("CUDA-version: 10000 (10000), cuDNN: 7.4.2, CUDNN_HALF=1"), V{"cudnn 7.4.2"});
+  EXPECT_EQ(mentions("Loaded runtime CuDNN library: 8.5.0 but source was compiled with: 8.6.0"),
+            (V{"cudnn 8.5.0"}));
+  EXPECT_EQ(mentions("I0000 cuda_dnn.cc:529] Loaded cuDNN version 90100"), V{"cudnn 9.1.0"});
+  EXPECT_EQ(mentions("Loaded cuDNN version 8902"), V{"cudnn 8.9.2"});
+  EXPECT_EQ(mentions("nvidia-cudnn-cu12         9.1.0.70"), (V{"cudnn 9.1.0.70", "cuda 12"}));
+  EXPECT_EQ(mentions("found cudnn64_8.dll in the bin folder"), V{"cudnn 8"});
+  EXPECT_EQ(mentions("libcudnn_ops.so.9: cannot open shared object file"), V{"cudnn 9"});
+  EXPECT_EQ(mentions("我的cudnn是5.0，有冲突"), V{"cudnn 5.0"});
+}
+
+TEST(VersionMentions, LeavesOtherNumbersAlone) {
+  EXPECT_TRUE(mentions("tensor([1., 2.], device='cuda:0')").empty());
+  EXPECT_TRUE(mentions("libcuda.so.1: cannot open shared object file").empty()); // the driver
+  EXPECT_TRUE(mentions("Epoch 3/10 loss 0.1234").empty());
+  EXPECT_TRUE(mentions("torch.cuda.OutOfMemoryError: CUDA out of memory.").empty());
+  EXPECT_TRUE(mentions("").empty());
+  // cuFFT and cuRAND number their own releases: CUDA 11 ships these.
+  EXPECT_TRUE(mentions("Could not load dynamic library 'cufft64_10.dll'").empty());
+  EXPECT_TRUE(mentions("libcurand.so.10: cannot open shared object file").empty());
+  EXPECT_TRUE(classify_library("cufft64_10.dll", {}).cuda_version.empty());
+  EXPECT_EQ(classify_library("cublas64_11.dll", {}).cuda_version, "11");
+  EXPECT_FALSE(may_name_version("Epoch 3/10"));
+  EXPECT_TRUE(may_name_version("nvrtc64_112_0.dll"));
+}
+
+TEST(VersionMentions, CudnnNumbersAndCudaReleases) {
+  EXPECT_EQ(cudnn_version_of_number(8902), "8.9.2");
+  EXPECT_EQ(cudnn_version_of_number(90100), "9.1.0");
+  EXPECT_EQ(cudnn_version_of_number(5005), "5.0.5");
+  EXPECT_EQ(cudnn_version_of_number(7605), "7.6.5");
+  EXPECT_FALSE(cudnn_version_of_number(123).has_value());
+  EXPECT_TRUE(same_cuda_release("11", "11.8"));
+  EXPECT_TRUE(same_cuda_release("12", "12"));
+  EXPECT_FALSE(same_cuda_release("11", "12.1"));
+  EXPECT_FALSE(same_cuda_release("10.1", "10.2"));
+  EXPECT_TRUE(same_cuda_release("10.1", "10.1"));
+  EXPECT_TRUE(same_cuda_release("10", "10.2"));
+  EXPECT_FALSE(same_cuda_release("7.5", "8.0"));
+}
+
+const kb::KnowledgeBase& builtin() {
+  static const kb::KnowledgeBase k = [] {
+    auto loaded = kb::KnowledgeBase::load_embedded();
+    EXPECT_TRUE(loaded.has_value());
+    return loaded ? std::move(*loaded) : kb::KnowledgeBase();
+  }();
+  return k;
+}
+
+// The first cause's finding id and its params.
+std::pair<std::string, std::vector<std::pair<std::string, std::string>>>
+explain_first(const std::string& text, bool fast) {
+  SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  Analysis a(m);
+  ScanOptions o;
+  o.fast_path = fast;
+  scan_text("report", text, a, o);
+  const Ranking r = rank(a);
+  auto res = build_result(a, r, builtin());
+  if (!res || res->causes.empty()) {
+    return {};
+  }
+  return {res->causes.front().finding.id, res->causes.front().fields};
+}
+
+std::string field(const std::vector<std::pair<std::string, std::string>>& fields,
+                  const std::string& name) {
+  for (const auto& [k, v] : fields) {
+    if (k == name) {
+      return v;
+    }
+  }
+  return {};
+}
+
+TEST(VersionRefinement, AnotherCudaInTheReportMakesItAMismatch) {
+  const std::string report =
+      "ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory\n"
+      "my system: ubuntu20.04 + nvidia530.30 + cuda12.1\n";
+  for (bool fast : {true, false}) {
+    const auto [id, fields] = explain_first(report, fast);
+    EXPECT_EQ(id, "log.cuda_version_mismatch");
+    EXPECT_EQ(field(fields, "expected"), "10.1");
+    EXPECT_EQ(field(fields, "found"), "12.1");
+  }
+}
+
+TEST(VersionRefinement, TheSameReleaseLeavesTheMissingLibrary) {
+  // CUDA 11.8 ships cudart64_110.dll: nothing in the report contradicts the library's name.
+  const std::string report =
+      "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n"
+      "I installed CUDA 11.8 from NVIDIA's site\n";
+  EXPECT_EQ(explain_first(report, true).first, "log.cuda_library_not_found");
+  // Without a version in the report, the library stays missing too.
+  EXPECT_EQ(
+      explain_first("ImportError: libcudart.so.10.1: cannot open shared object file\n", true).first,
+      "log.cuda_library_not_found");
+}
+
+TEST(VersionRefinement, AnotherCudnnMajor) {
+  const std::string report =
+      "RuntimeError: (PreconditionNotMet) The third-party dynamic library (cudnn64_7.dll) that "
+      "Paddle depends on is not configured correctly. (error code is 126)\n"
+      "I copied cudnn64_8.dll into CUDA\\v11.2\\bin\n";
+  const auto [id, fields] = explain_first(report, true);
+  EXPECT_EQ(id, "log.cudnn_version_mismatch");
+  EXPECT_EQ(field(fields, "expected"), "7");
+  EXPECT_EQ(field(fields, "found"), "8");
+}
+
+TEST(VersionRefinement, OnlyTheHeadIsRead) {
+  // A version named after the first MiB of a long log is not context.
+  std::string log = "ImportError: libcudart.so.10.1: cannot open shared object file\n";
+  while (log.size() < k_head_bytes + 4096) {
+    log += "step 100 loss 0.5 lr 0.001 throughput 120 samples/s\n";
+  }
+  log += "cuda 12.1\n";
+  EXPECT_EQ(explain_first(log, true).first, "log.cuda_library_not_found");
+  EXPECT_EQ(explain_first(log, false).first, "log.cuda_library_not_found");
+}
+
+} // namespace
+} // namespace doctor::explain
