@@ -24,7 +24,7 @@ SPEC = "cudnn-doctor-kb/1"
 ROLES = ("cause", "symptom", "noise", "context")
 PLATFORMS = ("windows", "linux", "any")
 FIELDS = {"id", "finding", "role", "confidence", "platform", "patterns", "values",
-          "explained_by", "examples", "alternatives", "source"}
+          "explained_by", "examples", "alternatives", "likely", "source"}
 REQUIRED = ("id", "finding", "role", "confidence", "platform", "patterns", "examples", "source")
 ID_RE = re.compile(r"^[a-z0-9_]+(?:\.[a-z0-9_]+)*$")
 MIN_LITERAL = 4

@@ -198,5 +198,71 @@ TEST(ExplainKb, EditedSignaturesAreValidated) {
   }
 }
 
+TEST(ExplainKb, BuiltinLiteralsKeepThePrefilterStride) {
+  // The sampled prefilter steps by the shortest literal less 3: a signature literal (or loader
+  // trigger) under 7 bytes would make it look at more bytes of every log. Lengthen the literal.
+  explain::SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  EXPECT_GE(m.literals().stride(), 4U);
+}
+
+TEST(ExplainKb, LikelyCausesAreValidated) {
+  // A symptom row names its likely cause (a finding without params) and alternatives below it.
+  const std::string head = R"J({"id": "t.s", "finding": "log.cudnn_not_initialized",
+      "patterns": ["CUDNN_STATUS_NOT_INITIALIZED"], "platform": "any",
+      "examples": ["CUDNN_STATUS_NOT_INITIALIZED"], "source": "s", )J";
+  const std::string alt = R"J("alternatives": [{"finding": "log.gpu_arch_not_in_build",
+      "confidence": 30, "tell": "t"}], )J";
+  const std::string ok = head + alt + R"J("role": "symptom", "confidence": 35,
+      "likely": {"finding": "log.gpu_out_of_memory", "confidence": 55, "tell": "t"}})J";
+  EXPECT_EQ(load_error(with_signature(ok)), "");
+  struct Bad {
+    std::string row;
+    std::string expect;
+  };
+  const Bad bad[] = {
+      {head + R"J("role": "cause", "confidence": 35,
+          "likely": {"finding": "log.gpu_out_of_memory", "confidence": 55, "tell": "t"}})J",
+       "\"likely\" is for symptom rows"},
+      {head + R"J("role": "symptom", "confidence": 35,
+          "likely": {"finding": "log.cudnn_not_found", "confidence": 55, "tell": "t"}})J",
+       "takes params"},
+      {head + alt + R"J("role": "symptom", "confidence": 35,
+          "likely": {"finding": "log.gpu_out_of_memory", "confidence": 30, "tell": "t"}})J",
+       "more likely than each alternative"},
+      {head + R"J("role": "symptom", "confidence": 35,
+          "likely": {"finding": "log.gpu_out_of_memory", "confidence": 55, "tell": ""}})J",
+       "field \"tell\" is empty"},
+  };
+  for (const Bad& b : bad) {
+    std::string err = load_error(with_signature(b.row));
+    EXPECT_NE(err.find(b.expect), std::string::npos) << b.expect << " / " << err;
+  }
+}
+
+TEST(ExplainKb, AnAmbiguousStatusAloneLeadsWithItsLikelyCause) {
+  auto ranked = [](const std::string& text) {
+    explain::SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+    explain::Analysis a(m);
+    explain::scan_text("t", text, a);
+    return explain::rank(a);
+  };
+  const explain::Ranking alone =
+      ranked("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n");
+  ASSERT_EQ(alone.causes.size(), 1U);
+  EXPECT_EQ(alone.causes[0].finding, "log.gpu_out_of_memory");
+  EXPECT_TRUE(alone.causes[0].from_symptoms);
+  EXPECT_FALSE(alone.causes[0].likely_tell.empty());
+  EXPECT_EQ(alone.causes[0].consequences, std::vector<std::string>{"log.cudnn_not_initialized"});
+  ASSERT_EQ(alone.causes[0].alternatives.size(), 2U);
+  EXPECT_EQ(alone.causes[0].alternatives[0].finding, "log.gpu_arch_not_in_build");
+  // With a cause in the log, the status is that cause's consequence, as before.
+  const explain::Ranking with_cause = ranked(
+      "ImportError: libcudnn.so.8: cannot open shared object file\n"
+      "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n");
+  ASSERT_FALSE(with_cause.causes.empty());
+  EXPECT_EQ(with_cause.causes[0].finding, "log.cudnn_not_found");
+  EXPECT_TRUE(with_cause.causes[0].likely_tell.empty());
+}
+
 } // namespace
 } // namespace doctor::kb

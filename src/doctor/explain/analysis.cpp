@@ -326,8 +326,16 @@ Ranking rank(const Analysis& analysis) {
       }
       c.confidence = std::max(c.confidence, s.confidence);
     }
+    if (c.from_symptoms && top->likely && present.count(top->likely->finding) == 0) {
+      // An ambiguous status alone: its most likely cause leads, the status is what was seen.
+      c.consequences.push_back(f);
+      c.consequence_hits = c.hits;
+      c.finding = top->likely->finding;
+      c.confidence = top->likely->confidence;
+      c.likely_tell = top->likely->tell;
+    }
     for (const kb::SignatureAlternative& a : top->alternatives) {
-      if (present.count(a.finding) == 0) {
+      if (present.count(a.finding) == 0 && a.finding != c.finding) {
         c.alternatives.push_back(a);
       }
     }

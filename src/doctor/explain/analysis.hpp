@@ -9,7 +9,10 @@
 //   consequence; a finding all of whose matches are consequences is attached to the cause that
 //   explains it (followed to the root), not listed as a cause of its own.
 // - A finding named only by symptom signatures is a cause only when no cause signature matched;
-//   otherwise it is listed among the symptoms.
+//   otherwise it is listed among the symptoms. Standing in, an ambiguous status whose signature
+//   names a "likely" cause (CUDNN_STATUS_NOT_INITIALIZED: a GPU out of memory) gives way to it:
+//   that cause leads at its own confidence, the status becomes its consequence, and the
+//   signature's alternatives follow with the check that tells each apart.
 // - Noise is never a cause; context lines are reported as what the log says.
 // - Version refinement: when the most likely cause is a CUDA or cuDNN library that failed to
 //   load, and the head of an input names another release of the same component (CUDA 12.1 where
@@ -124,6 +127,9 @@ struct RankedCause {
   // from the failed library's name, "found" from the line that names the other version).
   std::vector<std::pair<std::string, std::string>> fields;
   std::vector<EvidenceLine> lines;
+  // Set when an ambiguous status stands in alone and its signature's "likely" cause leads: how
+  // to confirm that cause (the status itself is then the cause's consequence).
+  std::string likely_tell;
   // Other causes the most confident of its signatures names, with the check that tells each
   // apart; findings already among the causes are left out.
   std::vector<kb::SignatureAlternative> alternatives;

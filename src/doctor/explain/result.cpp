@@ -106,6 +106,7 @@ build_result(const Analysis& analysis, const Ranking& ranking, const kb::Knowled
     c.from_symptoms = rc.from_symptoms;
     c.fields = rc.fields;
     c.lines = rc.lines;
+    c.confirm = rc.likely_tell;
     for (const kb::SignatureAlternative& a : rc.alternatives) {
       const kb::FindingTemplate* at = kb.finding(a.finding);
       if (at == nullptr) {

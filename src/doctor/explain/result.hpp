@@ -51,6 +51,8 @@ struct ExplainedCause {
   std::vector<Mention> consequences;
   std::vector<MachineNote> machine;
   std::vector<Alternative> alternatives; // most likely first
+  // How to confirm this cause, when it leads as the most likely cause of an ambiguous status.
+  std::string confirm;
 };
 
 struct ExplainResult {

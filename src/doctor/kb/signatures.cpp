@@ -69,6 +69,42 @@ std::vector<SignatureAlternative> parse_alternatives(const JsonRow& row,
   return out;
 }
 
+// "likely": {"finding", "confidence", "tell"} on a symptom row: the cause it most often has.
+// The finding takes no params (the symptom's line captures none), is not the row's own, and
+// is more likely than each alternative.
+std::optional<SignatureAlternative>
+parse_likely(const JsonRow& row, const Signature& s, const std::vector<FindingTemplate>& findings) {
+  if (!row.has("likely")) {
+    return std::nullopt;
+  }
+  if (s.role != SignatureRole::symptom) {
+    row.fail("\"likely\" is for symptom rows (a cause row names its cause itself)");
+  }
+  JsonRow l(row.object("likely"), row.where() + " likely");
+  l.only({"finding", "confidence", "tell"});
+  SignatureAlternative likely;
+  likely.finding = l.text("finding");
+  const FindingTemplate& f = finding_named(l, likely.finding, findings);
+  if (likely.finding == s.finding) {
+    l.fail("\"likely\" must name another finding");
+  }
+  if (!f.params.empty()) {
+    l.fail(fmt::format("finding {} takes params; a symptom's line cannot give them", f.id));
+  }
+  const std::int64_t confidence = l.integer("confidence");
+  if (confidence < 1 || confidence > 100) {
+    l.fail("\"confidence\" must be 1..100");
+  }
+  likely.confidence = static_cast<int>(confidence);
+  for (const SignatureAlternative& a : s.alternatives) {
+    if (a.confidence >= likely.confidence || a.finding == likely.finding) {
+      l.fail("the likely cause must be more likely than each alternative, and not one of them");
+    }
+  }
+  likely.tell = l.text("tell"); // text() refuses an empty string
+  return likely;
+}
+
 bool valid_id(std::string_view id) {
   if (id.empty() || id.front() == '.' || id.back() == '.') {
     return false;
@@ -120,6 +156,7 @@ Signature parse_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
             "explained_by",
             "examples",
             "alternatives",
+            "likely",
             "source"});
   Signature s;
   s.id = row.text("id");
@@ -180,6 +217,7 @@ Signature parse_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
   }
   s.examples = row.texts("examples");
   s.alternatives = parse_alternatives(row, s, findings);
+  s.likely = parse_likely(row, s, findings);
   s.source = row.text("source");
   return s;
 }

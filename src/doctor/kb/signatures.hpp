@@ -64,6 +64,9 @@ struct Signature {
   std::vector<std::string> explained_by;                   // finding ids
   std::vector<std::string> examples;                       // lines the patterns must match
   std::vector<SignatureAlternative> alternatives;          // most likely first, at most two
+  // A symptom row's most likely cause (a finding without params), named first when the symptom
+  // stands in as the cause: CUDNN_STATUS_NOT_INITIALIZED alone is most often a GPU out of memory.
+  std::optional<SignatureAlternative> likely;
   std::optional<LoaderRule> loader; // a loader_rules row (no patterns): matched structurally
   std::string source;
 };

@@ -163,13 +163,20 @@ std::string render_explain_text(const ExplainResult& r, const ExplainMeta& meta,
     out += "\n";
     out += st.apply(severity_color(f.severity), fmt::format("{:<8}", fmt::format("{}.", i + 1)));
     out += " " + st.bold(f.title) + "\n";
-    out += st.dim(fmt::format("         {} · {} · confidence {}{}",
-                              f.id,
-                              to_string(f.cause_class),
-                              c.confidence,
-                              c.from_symptoms ? " · only symptoms matched" : ""))
-           + "\n";
+    out +=
+        st.dim(fmt::format("         {} · {} · confidence {}{}",
+                           f.id,
+                           to_string(f.cause_class),
+                           c.confidence,
+                           c.from_symptoms ? (c.confirm.empty() ? " · only symptoms matched"
+                                                                : " · most likely, from a symptom")
+                                           : ""))
+        + "\n";
     out += wrap(escape_terminal(f.message), "         ", "         ");
+    if (!c.confirm.empty()) {
+      out += "         " + st.bold("To confirm it") + "\n";
+      out += wrap(escape_terminal(c.confirm), "           ", "           ");
+    }
     out += "         " + st.bold("Evidence")
            + (c.matches > c.lines.size()
                   ? st.dim(fmt::format(" ({} lines, first {} shown)", c.matches, c.lines.size()))
@@ -275,6 +282,7 @@ std::string render_explain_json(const ExplainResult& r, const ExplainMeta& meta)
     j["severity"] = std::string(to_string(c.finding.severity));
     j["confidence"] = c.confidence;
     j["from_symptoms"] = c.from_symptoms;
+    j["confirm"] = c.confirm;
     j["title"] = c.finding.title;
     j["message"] = c.finding.message;
     j["signatures"] = c.signatures;
