@@ -171,6 +171,35 @@ TEST(VersionRefinement, AnotherCudnnMajor) {
   EXPECT_EQ(field(fields, "found"), "8");
 }
 
+TEST(VersionRefinement, NvidiaSmiCudaIsTheDriversNotTheInstalledOne) {
+  EXPECT_TRUE(find_version_mentions("| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA "
+                                    "Version: 12.2     |")
+                  .front()
+                  .driver_max);
+  // The driver could run CUDA 12.2; libcudart.so.11.0 is simply missing.
+  const std::string report =
+      "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open "
+      "shared object file: No such file or directory\n"
+      "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n";
+  EXPECT_EQ(explain_first(report, true).first, "log.cuda_library_not_found");
+}
+
+TEST(VersionRefinement, ADriverOlderThanTheBuildsCuda) {
+  const std::string report =
+      "torch.cuda.is_available(): False\n"
+      "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n"
+      "torch==2.1.0+cu121\n";
+  const auto [id, fields] = explain_first(report, true);
+  EXPECT_EQ(id, "log.driver_too_old");
+  EXPECT_EQ(field(fields, "driver_cuda"), "11.4");
+  EXPECT_EQ(field(fields, "cuda"), "12.1");
+  // The same major: minor-version compatibility, no driver cause.
+  const std::string same =
+      "| NVIDIA-SMI 525.60.13    Driver Version: 525.60.13    CUDA Version: 12.0     |\n"
+      "torch==2.1.0+cu121\n";
+  EXPECT_NE(explain_first(same, true).first, "log.driver_too_old");
+}
+
 TEST(VersionRefinement, OnlyTheHeadIsRead) {
   // A version named after the first MiB of a long log is not context.
   std::string log = "ImportError: libcudart.so.10.1: cannot open shared object file\n";

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace doctor::explain {
 
@@ -191,8 +192,8 @@ void refine_versions(std::vector<RankedCause>& causes, const Analysis& analysis)
   }
   for (const EvidenceLine& line : analysis.version_lines()) {
     for (const VersionMention& m : find_version_mentions(line.text)) {
-      if (m.component != wanted->component || same_release(*wanted, m)) {
-        continue;
+      if (m.component != wanted->component || m.driver_max || same_release(*wanted, m)) {
+        continue; // nvidia-smi's CUDA Version is the driver's newest, not the one installed
       }
       RankedCause c;
       c.finding = std::string(mismatch);
@@ -206,6 +207,59 @@ void refine_versions(std::vector<RankedCause>& causes, const Analysis& analysis)
       return;
     }
   }
+}
+
+// The driver refinement: the head shows the driver's newest CUDA (nvidia-smi's header) and a
+// CUDA of a later major that a program was built for or that is installed (torch +cu121,
+// libcudart.so.12, nvcc's release 12.1). Such a driver cannot run that CUDA (within a major,
+// CUDA's minor-version compatibility lets an older driver of the same major serve), whatever
+// the error that followed.
+void refine_driver(std::vector<RankedCause>& causes, const Analysis& analysis) {
+  if (std::any_of(causes.begin(), causes.end(), [](const RankedCause& c) {
+        return c.finding == kb::ids::k_log_driver_too_old;
+      })) {
+    return;
+  }
+  const EvidenceLine* max_line = nullptr;
+  std::optional<VersionMention> max;
+  const EvidenceLine* newer_line = nullptr;
+  std::optional<VersionMention> newer;
+  for (const EvidenceLine& line : analysis.version_lines()) {
+    for (const VersionMention& m : find_version_mentions(line.text)) {
+      if (m.component != VersionComponent::cuda) {
+        continue;
+      }
+      if (m.driver_max && !max) {
+        max = m;
+        max_line = &line;
+      } else if (!m.driver_max && (!newer || m.major > newer->major)) {
+        newer = m;
+        newer_line = &line;
+      }
+    }
+  }
+  if (!max || !newer || newer->major <= max->major) {
+    return;
+  }
+  RankedCause c;
+  c.finding = std::string(kb::ids::k_log_driver_too_old);
+  c.confidence = 80;
+  c.fields = {{"driver_cuda", max->version}, {"cuda", newer->version}};
+  for (const EvidenceLine* l : {max_line, newer_line}) {
+    EvidenceLine shown = *l;
+    shown.text = std::string(util::cut_utf8(l->text, k_evidence_bytes));
+    c.lines.push_back(std::move(shown));
+  }
+  std::sort(c.lines.begin(), c.lines.end(), [](const EvidenceLine& a, const EvidenceLine& b) {
+    return std::tie(a.input, a.line, a.part) < std::tie(b.input, b.line, b.part);
+  });
+  c.lines.erase(std::unique(c.lines.begin(),
+                            c.lines.end(),
+                            [](const EvidenceLine& a, const EvidenceLine& b) {
+                              return a.input == b.input && a.line == b.line && a.part == b.part;
+                            }),
+                c.lines.end());
+  causes.push_back(std::move(c));
 }
 
 } // namespace
@@ -362,6 +416,8 @@ Ranking rank(const Analysis& analysis) {
   }
   order_causes(out.causes, analysis);
   refine_versions(out.causes, analysis);
+  refine_driver(out.causes, analysis);
+  order_causes(out.causes, analysis);
   return out;
 }
 

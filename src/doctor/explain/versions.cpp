@@ -24,9 +24,21 @@ struct Pattern {
   Form form;
   bool library;
   const char* regex; // one named group, "v"
+  bool driver_max = false;
 };
 
-constexpr std::array<Pattern, 14> k_patterns{{
+constexpr std::array<Pattern, 16> k_patterns{{
+    // The driver's newest CUDA: nvidia-smi's header and -q output, Paddle's Driver API Version.
+    {VersionComponent::cuda,
+     Form::version,
+     false,
+     "(?i)driver version:\\s*\\S+\\s+cuda version:\\s*(?<v>\\d{1,2}\\.\\d)",
+     true},
+    {VersionComponent::cuda,
+     Form::version,
+     false,
+     "(?i)(?:^\\s*cuda version\\s+: |driver api version: )(?<v>\\d{1,2}\\.\\d)",
+     true},
     // "CUDA 11.8", "cuda:8.0", "cuda12.1", "CUDA：11.3", "CUDA\v10.1", "cuda-12.1",
     // "CUDA Version: 12.2", "CUDA runtime version: 12.1.105", "cudatoolkit 11.3.1", "+cuda12.1".
     {VersionComponent::cuda,
@@ -257,9 +269,15 @@ std::vector<VersionMention> find_version_mentions(std::string_view line) {
                 : *version;
         v.major = leading_number(v.version);
         v.from_library_name = c.pattern->library;
+        v.driver_max = c.pattern->driver_max;
         v.begin = from + m.begin;
         v.end = from + m.end;
-        out.push_back(std::move(v));
+        const bool overlaps = std::any_of(out.begin(), out.end(), [&](const VersionMention& o) {
+          return o.component == v.component && o.begin < v.end && v.begin < o.end;
+        });
+        if (!overlaps) {
+          out.push_back(std::move(v));
+        }
       }
       from += m.end;
     }

@@ -26,11 +26,15 @@ struct VersionMention {
   std::string version; // "11.8", "12", "8.9.2", "7"
   unsigned major = 0;
   bool from_library_name = false; // cudart64_101.dll, libcudnn.so.8
-  std::size_t begin = 0;          // the phrase's span in the line
+  // The newest CUDA the driver supports (nvidia-smi's "CUDA Version", Paddle's "Driver API
+  // Version"), not a CUDA that is installed or that a program was built for.
+  bool driver_max = false;
+  std::size_t begin = 0; // the phrase's span in the line
   std::size_t end = 0;
 };
 
-// Every version `line` names, in order. A line longer than 8 KiB is read up to there.
+// Every version `line` names, in order. A line longer than 8 KiB is read up to there. Where two
+// readings overlap, the more specific one (listed first in versions.cpp) is kept.
 std::vector<VersionMention> find_version_mentions(std::string_view line);
 
 // Whether `line` may name a version (ASCII case ignored: "cu" or "nvrtc"): the cheap test that
