@@ -92,6 +92,15 @@ def array(name, data):
     return f"alignas(8) const unsigned char {name}[] = {{\n" + "\n".join(lines) + "\n0};\n"
 
 
+def unique_keys(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
 def main():
     out, files = sys.argv[1], sorted(sys.argv[2:], key=os.path.basename)
     body, table = [], []
@@ -100,8 +109,10 @@ def main():
         with open(path, "rb") as f:
             text = f.read()
         try:
-            # NaN and Infinity are not JSON (nlohmann::json, which reads --kb-dir, refuses them).
-            doc = json.loads(text.decode("utf-8"), parse_constant=not_json)
+            # NaN and Infinity are not JSON (nlohmann::json, which reads --kb-dir, refuses them);
+            # a key twice in one object is refused too, as parse_json_file() does.
+            doc = json.loads(text.decode("utf-8"), parse_constant=not_json,
+                             object_pairs_hook=unique_keys)
         except (UnicodeDecodeError, ValueError) as e:
             sys.exit(f"embed_kb.py: {path}: not JSON ({e})")
         tape = Tape()

@@ -190,6 +190,10 @@ TEST(ExplainKb, EditedSignaturesAreValidated) {
           "source": "s", "colour": "red"})J",
        "unknown field \"colour\""},
       {ok + "," + ok, "duplicate id"},
+      {R"J({"id": "t.x", "finding": "log.cudnn_not_found", "role": "cause", "confidence": 80,
+          "confidence": 90, "platform": "any", "patterns": ["Could not find (?<lib>x)"],
+          "examples": ["x"], "source": "s"})J",
+       "the key \"confidence\" appears twice in one object"},
   };
   for (const Bad& b : bad) {
     std::string err = load_error(with_signature(b.row));

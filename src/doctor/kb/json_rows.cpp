@@ -5,15 +5,49 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 namespace doctor::kb {
 
 std::string parse_json_file(std::string_view text, const std::string& file) {
+  // nlohmann::json keeps the last of two equal keys in an object; an edited file with a key
+  // twice (two "confidence" fields in one row) would lose one silently, so it is refused.
+  std::vector<std::vector<std::string>> keys; // of each object being parsed
+  std::string twice;
+  const Json::parser_callback_t unique = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+    case Json::parse_event_t::object_start:
+      keys.emplace_back();
+      break;
+    case Json::parse_event_t::object_end:
+      if (!keys.empty()) {
+        keys.pop_back();
+      }
+      break;
+    case Json::parse_event_t::key:
+      if (!keys.empty() && twice.empty()) {
+        const std::string& key = parsed.get_ref<const std::string&>();
+        if (std::find(keys.back().begin(), keys.back().end(), key) != keys.back().end()) {
+          twice = key;
+        }
+        keys.back().push_back(key);
+      }
+      break;
+    default:
+      break;
+    }
+    return true;
+  };
+  Json doc;
   try {
-    return encode_tape(Json::parse(text));
+    doc = Json::parse(text, unique);
   } catch (const Json::parse_error& e) {
     throw Invalid{fmt::format("{}: not JSON ({})", file, e.what())};
   }
+  if (!twice.empty()) {
+    throw Invalid{fmt::format("{}: the key \"{}\" appears twice in one object", file, twice)};
+  }
+  return encode_tape(doc);
 }
 
 Expected<ParsedTexts> parse_texts(const std::vector<std::pair<std::string, std::string>>& files) {
