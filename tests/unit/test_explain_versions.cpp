@@ -56,6 +56,7 @@ TEST(VersionMentions, CudaInPathsTagsAndLibraryNames) {
   EXPECT_EQ(mentions("Library cublas64_12.dll is not found"), V{"cuda 12"});
   EXPECT_EQ(mentions("it's only \"libcudart so.8.0\""), V{"cuda 8.0"});
   EXPECT_EQ(mentions("\"ibcudart.so.10.1\""), V{"cuda 10.1"});
+  EXPECT_EQ(mentions("libcudart.so.09.1"), V{"cuda 9.1"}); // found by fuzz_versions
   EXPECT_EQ(mentions("nvrtc-builtins64_121.dll"), V{"cuda 12.1"});
 }
 

@@ -28,7 +28,8 @@ void Analysis::add_line(const util::TextLine& line) {
   // instead of running the signatures again. Matching depends on the text alone.
   if (m_head_seen < k_head_bytes) {
     m_head_seen += line.text.size() + 1;
-    if (m_version_bytes < k_version_line_bytes && may_name_version(line.text)) {
+    if (m_version_bytes < k_version_line_bytes && m_version_lines.size() < k_version_lines
+        && may_name_version(line.text)) {
       EvidenceLine e;
       e.input = m_inputs.empty() ? 0 : m_inputs.size() - 1;
       e.line = line.number;
@@ -218,6 +219,16 @@ void refine_driver(std::vector<RankedCause>& causes, const Analysis& analysis) {
   if (std::any_of(causes.begin(), causes.end(), [](const RankedCause& c) {
         return c.finding == kb::ids::k_log_driver_too_old;
       })) {
+    return;
+  }
+  // Cheaply first: without the driver's CUDA in the head there is nothing to compare.
+  const bool any_max = std::any_of(
+      analysis.version_lines().begin(), analysis.version_lines().end(), [](const EvidenceLine& l) {
+        const std::string lower = util::to_lower(l.text);
+        return lower.find("cuda version") != std::string::npos
+               || lower.find("driver api version") != std::string::npos;
+      });
+  if (!any_max) {
     return;
   }
   const EvidenceLine* max_line = nullptr;

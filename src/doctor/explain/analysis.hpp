@@ -40,9 +40,12 @@ inline constexpr std::size_t k_kept_lines = 4;
 inline constexpr std::size_t k_evidence_bytes = 400;
 // The head of each input: every line of its first k_head_bytes reaches add_line() (the scanner
 // reads it line by line), and those that may name a CUDA or cuDNN version are kept, up to
-// k_version_line_bytes of text in all, for the version refinement of rank().
+// k_version_line_bytes of text and k_version_lines lines in all (a report's pasted context is
+// short; a training log's head full of "cuda:0" is not worth reading further), for the version
+// refinement of rank().
 inline constexpr std::size_t k_head_bytes = std::size_t{1} << 20;
 inline constexpr std::size_t k_version_line_bytes = std::size_t{4} << 20;
+inline constexpr std::size_t k_version_lines = 2000; // and at most this many lines
 
 struct InputSummary {
   std::string name; // a path, "<stdin>" or "<argument>"

@@ -154,6 +154,25 @@ std::string major_minor(std::string_view v) {
   return std::string(v.substr(0, second));
 }
 
+// "09.1" -> "9.1", "11.08" -> "11.8": leading zeros of each number dropped, so that equal
+// releases compare equal and the version starts with its major.
+std::string without_leading_zeros(std::string_view v) {
+  std::string out;
+  bool at_start = true; // of a number
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const char c = v[i];
+    if (c == '.') {
+      at_start = true;
+    } else if (at_start && c == '0' && i + 1 < v.size() && util::is_digit(v[i + 1])) {
+      continue;
+    } else {
+      at_start = false;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 std::optional<std::string> version_of(Form form, std::string_view text) {
   switch (form) {
   case Form::version:
@@ -250,8 +269,16 @@ std::vector<VersionMention> find_version_mentions(std::string_view line) {
   if (!may_name_version(line)) {
     return out;
   }
+  // A pattern runs only on a line that holds its literal (the regexes ignore case; so does this).
+  const std::string lower = util::to_lower(line);
   RegexMatch m;
   for (const Compiled& c : compiled()) {
+    const std::string& literal = c.regex.required_literal();
+    if (!literal.empty()
+        && lower.find(c.regex.ignores_case() ? literal : util::to_lower(literal))
+               == std::string::npos) {
+      continue;
+    }
     std::size_t from = 0;
     while (from < line.size() && out.size() < k_max_mentions) {
       const std::string_view rest = line.substr(from);
@@ -263,10 +290,11 @@ std::vector<VersionMention> find_version_mentions(std::string_view line) {
       if (version) {
         VersionMention v;
         v.component = c.pattern->component;
+        const std::string plain = without_leading_zeros(*version);
         v.version =
             c.pattern->component == VersionComponent::cuda && c.pattern->form == Form::version
-                ? major_minor(*version)
-                : *version;
+                ? major_minor(plain)
+                : plain;
         v.major = leading_number(v.version);
         v.from_library_name = c.pattern->library;
         v.driver_max = c.pattern->driver_max;
