@@ -174,8 +174,41 @@ bool same_release(const Wanted& wanted, const VersionMention& m) {
   return std::to_string(m.major) == wanted.version;
 }
 
+// The versions the inputs' heads name, with their lines: read once, when a refinement first
+// needs them.
+class HeadMentions {
+public:
+  explicit HeadMentions(const Analysis& analysis)
+      : m_analysis(&analysis) {}
+
+  const std::vector<std::pair<const EvidenceLine*, VersionMention>>& all() {
+    if (!m_read) {
+      m_read = true;
+      for (const EvidenceLine& line : m_analysis->version_lines()) {
+        for (VersionMention& m : find_version_mentions(line.text)) {
+          m_all.emplace_back(&line, std::move(m));
+        }
+      }
+    }
+    return m_all;
+  }
+
+private:
+  const Analysis* m_analysis;
+  bool m_read = false;
+  std::vector<std::pair<const EvidenceLine*, VersionMention>> m_all;
+};
+
+EvidenceLine shown_line(const EvidenceLine& line) {
+  EvidenceLine shown = line;
+  shown.text = std::string(util::cut_utf8(line.text, k_evidence_bytes));
+  return shown;
+}
+
 // The version refinement (see the top of analysis.hpp), on causes already in order.
-void refine_versions(std::vector<RankedCause>& causes, const Analysis& analysis) {
+void refine_versions(std::vector<RankedCause>& causes,
+                     const Analysis& analysis,
+                     HeadMentions& mentions) {
   if (causes.empty()) {
     return;
   }
@@ -191,22 +224,18 @@ void refine_versions(std::vector<RankedCause>& causes, const Analysis& analysis)
       })) {
     return;
   }
-  for (const EvidenceLine& line : analysis.version_lines()) {
-    for (const VersionMention& m : find_version_mentions(line.text)) {
-      if (m.component != wanted->component || m.driver_max || same_release(*wanted, m)) {
-        continue; // nvidia-smi's CUDA Version is the driver's newest, not the one installed
-      }
-      RankedCause c;
-      c.finding = std::string(mismatch);
-      c.confidence = std::min(95, causes.front().confidence + 8);
-      c.hits = causes.front().hits;
-      c.fields = {{"expected", wanted->version}, {"found", m.version}};
-      EvidenceLine shown = line;
-      shown.text = std::string(util::cut_utf8(line.text, k_evidence_bytes));
-      c.lines.push_back(std::move(shown));
-      causes.insert(causes.begin(), std::move(c));
-      return;
+  for (const auto& [line, m] : mentions.all()) {
+    if (m.component != wanted->component || m.driver_max || same_release(*wanted, m)) {
+      continue; // nvidia-smi's CUDA Version is the driver's newest, not the one installed
     }
+    RankedCause c;
+    c.finding = std::string(mismatch);
+    c.confidence = std::min(95, causes.front().confidence + 8);
+    c.hits = causes.front().hits;
+    c.fields = {{"expected", wanted->version}, {"found", m.version}};
+    c.lines.push_back(shown_line(*line));
+    causes.insert(causes.begin(), std::move(c));
+    return;
   }
 }
 
@@ -215,7 +244,9 @@ void refine_versions(std::vector<RankedCause>& causes, const Analysis& analysis)
 // libcudart.so.12, nvcc's release 12.1). Such a driver cannot run that CUDA (within a major,
 // CUDA's minor-version compatibility lets an older driver of the same major serve), whatever
 // the error that followed.
-void refine_driver(std::vector<RankedCause>& causes, const Analysis& analysis) {
+void refine_driver(std::vector<RankedCause>& causes,
+                   const Analysis& analysis,
+                   HeadMentions& mentions) {
   if (std::any_of(causes.begin(), causes.end(), [](const RankedCause& c) {
         return c.finding == kb::ids::k_log_driver_too_old;
       })) {
@@ -235,18 +266,16 @@ void refine_driver(std::vector<RankedCause>& causes, const Analysis& analysis) {
   std::optional<VersionMention> max;
   const EvidenceLine* newer_line = nullptr;
   std::optional<VersionMention> newer;
-  for (const EvidenceLine& line : analysis.version_lines()) {
-    for (const VersionMention& m : find_version_mentions(line.text)) {
-      if (m.component != VersionComponent::cuda) {
-        continue;
-      }
-      if (m.driver_max && !max) {
-        max = m;
-        max_line = &line;
-      } else if (!m.driver_max && (!newer || m.major > newer->major)) {
-        newer = m;
-        newer_line = &line;
-      }
+  for (const auto& [line, m] : mentions.all()) {
+    if (m.component != VersionComponent::cuda) {
+      continue;
+    }
+    if (m.driver_max && !max) {
+      max = m;
+      max_line = line;
+    } else if (!m.driver_max && (!newer || m.major > newer->major)) {
+      newer = m;
+      newer_line = line;
     }
   }
   if (!max || !newer || newer->major <= max->major) {
@@ -257,9 +286,7 @@ void refine_driver(std::vector<RankedCause>& causes, const Analysis& analysis) {
   c.confidence = 80;
   c.fields = {{"driver_cuda", max->version}, {"cuda", newer->version}};
   for (const EvidenceLine* l : {max_line, newer_line}) {
-    EvidenceLine shown = *l;
-    shown.text = std::string(util::cut_utf8(l->text, k_evidence_bytes));
-    c.lines.push_back(std::move(shown));
+    c.lines.push_back(shown_line(*l));
   }
   std::sort(c.lines.begin(), c.lines.end(), [](const EvidenceLine& a, const EvidenceLine& b) {
     return std::tie(a.input, a.line, a.part) < std::tie(b.input, b.line, b.part);
@@ -426,8 +453,9 @@ Ranking rank(const Analysis& analysis) {
     }
   }
   order_causes(out.causes, analysis);
-  refine_versions(out.causes, analysis);
-  refine_driver(out.causes, analysis);
+  HeadMentions mentions(analysis);
+  refine_versions(out.causes, analysis, mentions);
+  refine_driver(out.causes, analysis, mentions);
   order_causes(out.causes, analysis);
   return out;
 }
