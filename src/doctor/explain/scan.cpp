@@ -82,13 +82,9 @@ private:
           auto got = next.get();
           std::swap(m_buf, m_spare);
           m_len = rest;
-          if (!got) {
-            process(true);
+          if (!took(got, eof)) {
             return tl::unexpected(got.error());
           }
-          eof = *got == 0;
-          m_len += *got;
-          m_bytes += *got;
           continue;
         }
       }
@@ -100,15 +96,24 @@ private:
         m_buf.resize(m_len + m_chunk);
       }
       auto got = read(m_buf.data() + m_len, m_chunk);
-      if (!got) {
-        process(true);
+      if (!took(got, eof)) {
         return tl::unexpected(got.error());
       }
-      eof = *got == 0;
-      m_len += *got;
-      m_bytes += *got;
     }
     return {};
+  }
+
+  // Counts what a read of the fast path appended to m_buf, or, when it failed, finishes the
+  // lines already read and returns false.
+  bool took(const Expected<std::size_t>& got, bool& eof) {
+    if (!got) {
+      process(true);
+      return false;
+    }
+    eof = *got == 0;
+    m_len += *got;
+    m_bytes += *got;
+    return true;
   }
 
   Expected<void> finish_with(const Error& e) {
