@@ -4,6 +4,7 @@
 # configs (they put /usr/include on the include path and glibc headers break the build), so the
 # header-only libraries are staged into a directory of their own, and fmt's out-of-line part is
 # compiled once (cmake/fmt_compiled_once.cpp) instead of into every file (FMT_HEADER_ONLY).
+# DOCTOR_STATIC_RUNTIME builds use the same file, since Debian ships no static libfmt.
 if(CMAKE_CROSSCOMPILING)
   set(_staged ${CMAKE_BINARY_DIR}/host-headers)
   file(MAKE_DIRECTORY ${_staged})
@@ -26,6 +27,14 @@ else()
   find_package(CLI11 REQUIRED)
   find_package(tl-expected REQUIRED)
   add_library(doctor_third_party INTERFACE)
+  if(DOCTOR_STATIC_RUNTIME)
+    add_library(doctor_fmt STATIC ${CMAKE_CURRENT_LIST_DIR}/fmt_compiled_once.cpp)
+    target_include_directories(doctor_fmt SYSTEM PUBLIC
+      $<TARGET_PROPERTY:fmt::fmt,INTERFACE_INCLUDE_DIRECTORIES>)
+    set(_doctor_fmt doctor_fmt)
+  else()
+    set(_doctor_fmt fmt::fmt)
+  endif()
   target_link_libraries(doctor_third_party INTERFACE
-    fmt::fmt nlohmann_json::nlohmann_json CLI11::CLI11 tl::expected)
+    ${_doctor_fmt} nlohmann_json::nlohmann_json CLI11::CLI11 tl::expected)
 endif()

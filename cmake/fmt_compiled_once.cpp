@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// fmt's out-of-line part, compiled once for the mingw-w64 cross build. Debian ships fmt's headers
-// but no Windows library, and FMT_HEADER_ONLY would compile format-inl.h into every file. This
-// file plays the role of fmt's own src/format.cc: it defines the non-template functions of
-// format-inl.h (FMT_FUNC) and instantiates the function templates that fmt's headers declare but
-// do not define, for the character types and floating-point types the headers ask for.
+// fmt's out-of-line part, compiled once for the mingw-w64 cross build and the static-runtime Linux
+// build. Debian ships fmt's headers but neither a Windows library nor a static one, and
+// FMT_HEADER_ONLY would compile format-inl.h into every file. This file plays the role of fmt's
+// own src/format.cc: it defines the non-template functions of format-inl.h (FMT_FUNC) and
+// instantiates the function templates that fmt's headers declare but do not define, for the
+// character types and floating-point types the headers ask for.
 #include <fmt/format-inl.h>
 
 FMT_BEGIN_NAMESPACE
