@@ -66,7 +66,7 @@ std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config
   for (const std::string& dep : b->needed) {
     report::TreeEntry e;
     e.name = dep;
-    e.resolution = loader::resolve_linux(dep, chain, config, probe);
+    e.resolution = loader::resolve_linux_first(dep, chain, config, probe);
     if (!e.resolution.undetermined.empty()) {
       undetermined = e.resolution.undetermined;
     }
@@ -124,8 +124,8 @@ int run_resolve(const ResolveOptions& options) {
   }
   // What the loader model needs: the environment, the architecture and the linker's settings;
   // cuDNN versions (through the toolkits and Python environments that lead to them) for display,
-  // except in --tree mode, which only walks dependencies.
-  copts.only = {"environment", "os", "linker"};
+  // except in --tree mode, which only walks dependencies. Not the OS release, CPU or memory.
+  copts.only = {"environment", "libc", "linker"};
   if (!options.python.empty()) {
     copts.python_prefixes.push_back(as_inner_path(root, options.python));
   }

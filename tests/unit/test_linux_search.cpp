@@ -102,6 +102,42 @@ TEST(linux_search, rpath_wins_over_ld_library_path_which_is_listed_as_shadowed) 
   EXPECT_EQ(r.shadowed[0].via, FoundVia::ld_library_path);
 }
 
+TEST(linux_search, the_first_only_search_ends_at_the_winner_and_agrees_with_the_full_one) {
+  FakeFs fs;
+  auto& caller = fs.file("/app/torch/lib/libtorch_cuda.so");
+  caller.rpath = {"$ORIGIN/../../nvidia/cudnn/lib", "$ORIGIN"};
+  fs.file("/app/nvidia/cudnn/lib/libcudnn.so.9");
+  fs.file("/opt/old/libcudnn.so.9");
+  fs.file("/usr/lib/libcudnn.so.9");
+  const std::vector<loader::LoaderObject> chain{{"/app/torch/lib/libtorch_cuda.so", &caller}};
+  const auto full = loader::resolve_linux("libcudnn.so.9", chain, config("/opt/old"), fs);
+  fs.probes.clear();
+  const auto first = loader::resolve_linux_first("libcudnn.so.9", chain, config("/opt/old"), fs);
+  ASSERT_TRUE(full.chosen && first.chosen);
+  EXPECT_EQ(first.chosen->path, full.chosen->path);
+  EXPECT_EQ(first.chosen->source, full.chosen->source);
+  EXPECT_EQ(full.shadowed.size(), 2U);
+  EXPECT_TRUE(first.shadowed.empty());
+  EXPECT_TRUE(first.steps.empty()) << "a found name comes without the account of its search";
+  EXPECT_EQ(fs.probes.back(), "/app/nvidia/cudnn/lib/libcudnn.so.9") << "nothing probed after it";
+
+  // Not found, and a fatal candidate: the same steps and the same error as the full search.
+  const auto none = loader::resolve_linux("libnone.so.1", chain, config("/opt/old"), fs);
+  const auto none_first =
+      loader::resolve_linux_first("libnone.so.1", chain, config("/opt/old"), fs);
+  EXPECT_FALSE(none_first.chosen);
+  ASSERT_EQ(none_first.steps.size(), none.steps.size());
+  for (std::size_t i = 0; i < none.steps.size(); ++i) {
+    EXPECT_EQ(none_first.steps[i].path, none.steps[i].path);
+    EXPECT_EQ(none_first.steps[i].outcome, none.steps[i].outcome);
+  }
+  fs.junk("/opt/old/libbad.so.1", 10);
+  fs.file("/usr/lib/libbad.so.1");
+  const auto bad = loader::resolve_linux_first("libbad.so.1", chain, config("/opt/old"), fs);
+  EXPECT_FALSE(bad.chosen);
+  EXPECT_EQ(bad.fatal_message, "/opt/old/libbad.so.1: file too short");
+}
+
 TEST(linux_search, runpath_disables_rpath_and_comes_after_ld_library_path) {
   FakeFs fs;
   auto& caller = fs.file("/cudnn/lib/libcudnn.so.9");

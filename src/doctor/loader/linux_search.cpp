@@ -63,12 +63,16 @@ public:
               const std::vector<LoaderObject>& chain,
               const LinuxLoaderConfig& config,
               FileProbe& probe,
-              bool use_preload)
+              bool use_preload,
+              bool first_only = false,
+              bool quiet = false)
       : m_name(name)
       , m_chain(chain)
       , m_config(config)
       , m_probe(probe)
-      , m_use_preload(use_preload) {
+      , m_use_preload(use_preload)
+      , m_first_only(first_only)
+      , m_quiet(quiet) {
     m_result.name = std::string(name);
     m_result.requested_by = chain.empty() ? std::string() : chain.front().path;
   }
@@ -119,9 +123,20 @@ private:
   const LinuxLoaderConfig& m_config;
   FileProbe& m_probe;
   bool m_use_preload = true;
+  // Stop at the winner (resolve_linux_first): nothing after it is tried.
+  bool m_first_only = false;
+  bool done() const { return m_first_only && m_result.chosen.has_value(); }
+  // Record no steps: the search decides exactly as it would, only without its account.
+  bool m_quiet = false;
   // Adds a step, folding it into a run of steps that differ only in the folder
   // (SearchStep::count) once the run is k_step_run long.
   void push(SearchStep step);
+  // Adds the step of a loadable candidate (never folded).
+  void push_found(SearchStep step) {
+    if (!m_quiet) {
+      m_result.steps.push_back(std::move(step));
+    }
+  }
   // The LD_LIBRARY_PATH part of the search (step 2).
   void search_ld_library_path();
   // Whether `path` was tried before in this search / `real` was met as a loadable candidate
@@ -158,6 +173,9 @@ bool continues_run(const SearchStep& a, const SearchStep& b) {
 } // namespace
 
 void LinuxSearch::push(SearchStep step) {
+  if (m_quiet) {
+    return;
+  }
   std::vector<SearchStep>& steps = m_result.steps;
   if (!steps.empty() && steps.back().count > 1 && continues_run(steps.back(), step)) {
     ++steps.back().count;
@@ -332,24 +350,24 @@ void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::str
   }
   Candidate c{path, st.real_path.empty() ? path : st.real_path, via, source, st.binary};
   if (!m_result.chosen && m_result.fatal_error == 0 && m_result.undetermined.empty()) {
-    m_result.steps.push_back(SearchStep{via, source, path, "found", true});
+    push_found(SearchStep{via, source, path, "found", true});
     first_sighting(c.real_path);
     m_result.chosen = std::move(c);
     return;
   }
   if (first_sighting(c.real_path)) {
-    m_result.steps.push_back(SearchStep{via,
-                                        source,
-                                        path,
-                                        m_result.chosen ? "also here, but later in the order"
-                                        : !m_result.undetermined.empty()
-                                            ? "loadable, but an earlier candidate could "
-                                              "not be examined"
-                                            : "loadable, but the search failed before",
-                                        true});
+    push_found(SearchStep{via,
+                          source,
+                          path,
+                          m_result.chosen ? "also here, but later in the order"
+                          : !m_result.undetermined.empty()
+                              ? "loadable, but an earlier candidate could "
+                                "not be examined"
+                              : "loadable, but the search failed before",
+                          true});
     m_result.shadowed.push_back(std::move(c));
   } else {
-    m_result.steps.push_back(SearchStep{via, source, path, "the same file again", true});
+    push_found(SearchStep{via, source, path, "the same file again", true});
   }
 }
 
@@ -371,13 +389,12 @@ void LinuxSearch::try_preloaded() {
     Candidate c = *pre.chosen;
     c.via = FoundVia::ld_preload;
     c.source = "LD_PRELOAD";
-    m_result.steps.push_back(
-        SearchStep{FoundVia::ld_preload,
-                   "LD_PRELOAD",
-                   c.path,
-                   by_soname ? "found: preloaded, and its SONAME is the name asked for"
-                             : "found: preloaded under this name",
-                   true});
+    push_found(SearchStep{FoundVia::ld_preload,
+                          "LD_PRELOAD",
+                          c.path,
+                          by_soname ? "found: preloaded, and its SONAME is the name asked for"
+                                    : "found: preloaded under this name",
+                          true});
     first_sighting(c.real_path);
     m_result.chosen = std::move(c);
     return;
@@ -388,12 +405,17 @@ void LinuxSearch::try_dir(const std::string& dir, FoundVia via, const std::strin
   const std::string hwcaps = util::join_path(dir, "glibc-hwcaps");
   if (m_probe.probe(hwcaps).is_dir) {
     for (const char* sub : k_hwcaps_x86_64) {
+      if (done()) {
+        return;
+      }
       try_file(util::join_path(util::join_path(hwcaps, sub), m_name),
                via,
                source + fmt::format(" (glibc-hwcaps {}: used only on CPUs that support it)", sub));
     }
   }
-  try_file(util::join_path(dir, m_name), via, source);
+  if (!done()) {
+    try_file(util::join_path(dir, m_name), via, source);
+  }
 }
 
 void LinuxSearch::search_list(const std::vector<std::string>& entries,
@@ -401,6 +423,9 @@ void LinuxSearch::search_list(const std::vector<std::string>& entries,
                               FoundVia via,
                               const std::string& source) {
   for (const std::string& entry : entries) {
+    if (done()) {
+      return;
+    }
     const auto dir = expand_tokens(entry, object_path, m_config);
     if (!dir) {
       skip(via, source, entry, "skipped: $ORIGIN has no value here (ld.so drops such entries)");
@@ -420,6 +445,9 @@ void LinuxSearch::search_list(const std::vector<std::string>& entries,
 void LinuxSearch::search_ld_library_path() {
   const auto search = [&] {
     for (std::string_view entry : split_library_path(m_config.ld_library_path)) {
+      if (done()) {
+        return;
+      }
       if (entry.empty()) {
         skip(FoundVia::ld_library_path,
              "LD_LIBRARY_PATH",
@@ -434,12 +462,14 @@ void LinuxSearch::search_ld_library_path() {
   const bool pristine = !m_result.chosen && m_result.fatal_error == 0
                         && m_result.undetermined.empty() && m_tried.empty() && m_seen_real.empty()
                         && m_segment == nullptr;
-  if (memo == nullptr || !pristine || (memo->probe != nullptr && memo->probe != &m_probe)) {
+  if (memo == nullptr || !pristine || m_quiet
+      || (memo->probe != nullptr && memo->probe != &m_probe)) {
     search();
     return;
   }
   memo->probe = &m_probe;
-  const std::string key = fmt::format("{}\n{}\n{}", m_name, process_bits(), process_machine());
+  const std::string key =
+      fmt::format("{}\n{}\n{}\n{}", m_name, process_bits(), process_machine(), m_first_only);
   auto [it, fresh] = memo->segments.try_emplace(key);
   LdLibraryPathSegment& seg = it->second;
   if (fresh) {
@@ -490,6 +520,9 @@ Resolution LinuxSearch::run() {
     skip(FoundVia::rpath, "RPATH", "", "skipped: the caller has a RUNPATH, so no RPATH is used");
   } else {
     for (const LoaderObject& obj : m_chain) {
+      if (done()) {
+        break;
+      }
       if (obj.binary == nullptr || obj.binary->rpath.empty()) {
         continue;
       }
@@ -503,6 +536,9 @@ Resolution LinuxSearch::run() {
   }
 
   // 2. LD_LIBRARY_PATH: ':' or ';' separated; an empty entry is the current directory.
+  if (done()) {
+    return std::move(m_result);
+  }
   m_list_over = false;
   if (m_config.ld_library_path_set) {
     search_ld_library_path();
@@ -511,6 +547,9 @@ Resolution LinuxSearch::run() {
   }
 
   // 3. DT_RUNPATH of the caller only: it is not inherited by what the caller loads.
+  if (done()) {
+    return std::move(m_result);
+  }
   m_list_over = false;
   if (caller_has_runpath) {
     search_list(me->runpath,
@@ -524,6 +563,9 @@ Resolution LinuxSearch::run() {
   //    of the system directories (_dl_map_object: memcmp with each of system_dirs, which end in
   //    '/'), so also entries in their subdirectories, and then uses no other cache entry.
   const bool nodeflib = me != nullptr && me->nodeflib;
+  if (done()) {
+    return std::move(m_result);
+  }
   m_list_over = false;
   if (!m_config.cache) {
     skip(FoundVia::ld_so_cache, "ld.so.cache", "/etc/ld.so.cache", "absent or unreadable");
@@ -562,11 +604,17 @@ Resolution LinuxSearch::run() {
   }
 
   // 5. The default directories, unless the caller has DF_1_NODEFLIB.
+  if (done()) {
+    return std::move(m_result);
+  }
   if (nodeflib) {
     skip(FoundVia::default_dirs, "default", "", "skipped: the caller has DF_1_NODEFLIB");
   } else {
     m_list_over = false;
     for (const std::string& dir : m_config.default_dirs) {
+      if (done()) {
+        break;
+      }
       try_dir(dir, FoundVia::default_dirs, "default");
     }
   }
@@ -725,6 +773,18 @@ Resolution resolve_linux(std::string_view name,
                          const LinuxLoaderConfig& config,
                          FileProbe& probe) {
   return LinuxSearch(name, chain, config, probe, true).run();
+}
+
+Resolution resolve_linux_first(std::string_view name,
+                               const std::vector<LoaderObject>& chain,
+                               const LinuxLoaderConfig& config,
+                               FileProbe& probe) {
+  Resolution r = LinuxSearch(name, chain, config, probe, true, true, true).run();
+  if (r.chosen) {
+    return r;
+  }
+  // Not found, or failed: the same search again with its account of every path it considered.
+  return LinuxSearch(name, chain, config, probe, true, true).run();
 }
 
 } // namespace doctor::loader

@@ -96,6 +96,16 @@ Resolution resolve_linux(std::string_view name,
                          const LinuxLoaderConfig& config,
                          FileProbe& probe);
 
+// The same search, ended at the winner, as ld.so itself ends it: `chosen`, `fatal_error` and
+// `undetermined` are what resolve_linux gives, but `shadowed` is empty, and `steps` are listed
+// only when nothing is chosen (then they are resolve_linux's). For a tree of dependencies, which
+// shows only where each one is loaded from: the copies later in the order cost a read of each
+// one's headers, and the account of each search its strings, and neither is shown there.
+Resolution resolve_linux_first(std::string_view name,
+                               const std::vector<LoaderObject>& chain,
+                               const LinuxLoaderConfig& config,
+                               FileProbe& probe);
+
 // Expands $ORIGIN, $LIB and $PLATFORM (also in ${…} form) in an RPATH/RUNPATH entry of an object
 // found at `object_path`; any other '$' (an unknown $NAME, "$ORIGINx", an unclosed "${") stays
 // literally. Returns nullopt for an entry that uses $ORIGIN where it has no value (no

@@ -155,10 +155,6 @@ void collect_os(const platform::SysRoot& root, const CollectOptions&, Facts& fac
             : "the examined tree has no /proc/sys/kernel/osrelease: an image at rest has no "
               "running kernel");
   }
-  os.architecture = Fact<std::string>::unknown(
-      "no libc.so.6 with a known ELF machine type or multiarch directory was found");
-  collect_libc(root, os);
-
   if (auto text = root.read_file("/proc/cpuinfo", 8 * k_max_small_file)) {
     const formats::CpuInfo cpu = formats::parse_cpuinfo(*text);
     os.cpu_model = cpu.model.empty()
@@ -187,6 +183,12 @@ void collect_os(const platform::SysRoot& root, const CollectOptions&, Facts& fac
   os.memory_available = mem("MemAvailable");
   os.swap_total = mem("SwapTotal");
   os.swap_free = mem("SwapFree");
+}
+
+void collect_libc_facts(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
+  facts.os.architecture = Fact<std::string>::unknown(
+      "no libc.so.6 with a known ELF machine type or multiarch directory was found");
+  collect_libc(root, facts.os);
 }
 
 } // namespace doctor::collect
