@@ -169,7 +169,7 @@ collect::CollectOptions collect_options(const TargetOptions& target) {
   collect::CollectOptions options;
   options.tool_version = DOCTOR_VERSION;
   options.sysroot_label = target.sysroot.empty() ? "/" : target.sysroot;
-  options.query_nvml = !target.no_nvml;
+  options.nvml = target.no_nvml ? collect::NvmlQuery::never : target.nvml;
   options.verify = target.verify;
   options.use_hash_cache = !target.no_cache;
   options.probe_timeout =

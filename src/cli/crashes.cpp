@@ -27,7 +27,7 @@ void add_gpu_names(crash::MachineContext& machine,
   collect::CollectOptions options = collect_options(target);
   options.kb = &kb;
   options.only = {"pci"};
-  options.query_nvml = false;
+  options.nvml = collect::NvmlQuery::never;
   const facts::Facts facts = collect::collect(root, options);
   if (!facts.pci) {
     return;

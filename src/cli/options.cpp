@@ -118,7 +118,19 @@ void add_target_options(CLI::App& cmd, TargetOptions& target, bool with_snapshot
                    "('-' reads standard input)")
         ->type_name("FILE");
   }
-  cmd.add_flag("--no-nvml", target.no_nvml, "Do not query NVML (the driver's management library)");
+  cmd.add_option_function<std::string>(
+         "--nvml",
+         [&target](const std::string& s) {
+           target.nvml = s == "always"  ? collect::NvmlQuery::always
+                         : s == "never" ? collect::NvmlQuery::never
+                                        : collect::NvmlQuery::when_driver;
+         },
+         "When to query NVML (the driver's management library) in an isolated child: auto "
+         "(default: unless no NVIDIA kernel driver is loaded, when it could only answer \"driver "
+         "not loaded\"), always, never")
+      ->type_name("WHEN")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd.add_flag("--no-nvml", target.no_nvml, "Do not query NVML (the same as --nvml never)");
   cmd.add_flag("--verify",
                target.verify,
                "Hash the GPU libraries and compare them with their package managers' records "

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <doctor/collect/collect.hpp>
 #include <doctor/model/severity.hpp>
 #include <doctor/report/report.hpp>
 #include <doctor/util/error.hpp>
@@ -27,11 +28,12 @@ struct TargetOptions {
   std::string sysroot;          // --sysroot DIR; empty: the live machine
   std::vector<std::string> env; // --env NAME=VALUE, in order
   std::string snapshot;         // --snapshot FILE (check only)
-  bool no_nvml = false;         // --no-nvml
-  double probe_timeout = 10.0;  // --probe-timeout SECONDS
-  bool verify = false;          // --verify
-  bool no_cache = false;        // --no-cache
-  std::string kb_dir;           // --kb-dir DIR
+  bool no_nvml = false;         // --no-nvml (wins over --nvml)
+  collect::NvmlQuery nvml = collect::NvmlQuery::when_driver; // --nvml auto|always|never
+  double probe_timeout = 10.0;                               // --probe-timeout SECONDS
+  bool verify = false;                                       // --verify
+  bool no_cache = false;                                     // --no-cache
+  std::string kb_dir;                                        // --kb-dir DIR
 };
 
 // What a command's output looks like and where it goes: the shared options of

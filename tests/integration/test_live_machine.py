@@ -70,11 +70,42 @@ def reports_the_missing_gpu_and_driver_with_reasons():
     drv = doc["inventory"]["driver"]
     if drv["kernel_module"] is None:
         expect_contains(drv["reason"], "/proc/driver/nvidia/version")
-    nvml = drv["nvml"]
-    if nvml["library"] is not None and drv["kernel_module"] is None:
-        # The real NVML without a driver: nvmlInit_v2 returns 9, NVML_ERROR_DRIVER_NOT_LOADED.
-        expect(nvml["status"] == "init_failed", nvml)
-        expect_contains(nvml["detail"], "returned 9")
+    if no_driver_to_ask():
+        # NVML could only say "driver not loaded": the child is not started, and the facts say why.
+        nvml = drv["nvml"]
+        expect(nvml["status"] == "not_attempted", nvml)
+        expect_contains(nvml["detail"], "no NVIDIA kernel driver is loaded")
+        expect_contains(gpu[0]["message"], "NVML was not queried")
+
+
+def no_driver_to_ask():
+    """What the doctor tests before it starts the NVML child, read here independently."""
+    if any(os.path.exists(p) for p in ("/proc/driver/nvidia", "/sys/module/nvidia", "/dev/dxg")):
+        return False
+    try:
+        with open("/proc/devices") as f:
+            chars = f.read().split("Block devices")[0].splitlines()
+    except OSError:
+        return False
+    return not any(len(l.split()) == 2 and l.split()[1].startswith("nvidia") for l in chars)
+
+
+def has_debian_nvml():
+    return any(os.path.exists(os.path.join(d, "libnvidia-ml.so.1"))
+               for d in ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu"))
+
+
+@test
+def the_real_nvml_asked_without_a_driver_says_so():
+    if not no_driver_to_ask() or not has_debian_nvml():
+        print("  (needs Debian's libnvidia-ml.so.1 and no NVIDIA driver loaded)")
+        return
+    nvml = live_json("--nvml", "always")["inventory"]["driver"]["nvml"]
+    # The real NVML without a driver: nvmlInit_v2 returns 9, NVML_ERROR_DRIVER_NOT_LOADED, which
+    # is why the default does not ask.
+    expect(nvml["status"] == "init_failed", nvml)
+    expect_contains(nvml["detail"], "returned 9")
+    expect(nvml["library"] is not None, nvml)
 
 
 @test
@@ -82,7 +113,7 @@ def nvml_probe_creates_no_device_node():
     if os.path.exists("/dev/nvidiactl") or os.geteuid() != 0:
         print("  (needs root and no /dev/nvidiactl beforehand)")
         return
-    live_json()
+    live_json("--nvml", "always")
     expect(not os.path.exists("/dev/nvidiactl"), "the NVML probe created /dev/nvidiactl")
 
 

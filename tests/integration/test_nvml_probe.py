@@ -28,7 +28,8 @@ def probe():
 
 def check(mode, *extra):
     env = {"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": mode}
-    r = run(["check", "--format", "json"] + list(extra), env=env)
+    # --nvml always: this machine has no NVIDIA driver, so by default the child is not started.
+    r = run(["check", "--format", "json", "--nvml", "always"] + list(extra), env=env)
     expect(r.code in (0, 1), f"exit {r.code}: {r.err}")
     doc = r.json()
     h.validate(doc, "report.schema.json")
@@ -84,6 +85,30 @@ def no_nvml_flag_skips_the_probe():
     r = run(["check", "--format", "json", "--no-nvml"], env={"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": "crash"})
     nvml = r.json()["inventory"]["driver"]["nvml"]
     expect(nvml["status"] == "not_attempted", nvml)
+    expect_contains(nvml["detail"], "--no-nvml")
+    for extra in (["--nvml", "never"], ["--nvml", "always", "--no-nvml"]):
+        r = run(["check", "--format", "json"] + extra, env={"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": "crash"})
+        nvml = r.json()["inventory"]["driver"]["nvml"]
+        expect(nvml["status"] == "not_attempted", (extra, nvml))
+
+
+@test
+def without_a_kernel_driver_the_child_is_not_started():
+    if any(os.path.exists(p) for p in ("/proc/driver/nvidia", "/sys/module/nvidia", "/dev/dxg")) \
+            or "nvidia" in open("/proc/devices").read():
+        print("  (an NVIDIA driver is there: NVML is asked)")
+        return
+    # The stand-in would crash if it were loaded: by default it is not, and the facts say why.
+    r = run(["check", "--format", "json"], env={"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": "crash"})
+    doc = r.json()
+    nvml = doc["inventory"]["driver"]["nvml"]
+    expect(nvml["status"] == "not_attempted", nvml)
+    expect_contains(nvml["detail"], "no NVIDIA kernel driver is loaded")
+    expect_contains(nvml["detail"], "--nvml always")
+    expect("driver.nvml_probe_failed" not in [f["id"] for f in doc["findings"]], doc["findings"])
+    r = run(["check", "--nvml", "sometimes"])
+    expect(r.code == 2, f"exit {r.code}")
+    expect_contains(r.err, "--nvml")
 
 
 if __name__ == "__main__":

@@ -14,11 +14,18 @@
 
 namespace doctor::collect {
 
+// When the NVML child is started (live machine only).
+enum class NvmlQuery {
+  when_driver, // unless no NVIDIA driver is there to answer (nvml_report.hpp, nvml_cannot_answer)
+  always,      // also then: to see what NVML itself says
+  never,       // --no-nvml
+};
+
 struct CollectOptions {
   std::string tool_version;
   std::string sysroot_label = "/"; // how the user named the root, for the snapshot
   // Query NVML in an isolated child process (live machine only).
-  bool query_nvml = true;
+  NvmlQuery nvml = NvmlQuery::when_driver;
   // The doctor's own executable, re-run as the isolated NVML probe child.
   std::filesystem::path self_executable;
   std::chrono::milliseconds probe_timeout{10000};

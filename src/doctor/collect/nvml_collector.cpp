@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
 #include <doctor/collect/nvml_report.hpp>
+#include <doctor/collect/read_limits.hpp>
 #include <doctor/platform/process.hpp>
 #include <doctor/probe/children.hpp>
 #include <doctor/util/strings.hpp>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <optional>
 
 namespace doctor::collect {
 
@@ -373,6 +375,42 @@ NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result) {
   return info;
 }
 
+// Why asking NVML on this live Linux machine can tell nothing new, or nullopt where it may. NVML
+// answers through the NVIDIA kernel driver, which registers its character devices ("195
+// nvidia-frontend" in /proc/devices) and /proc/driver/nvidia whether it is a module or built in
+// (gVisor's nvproxy provides /proc/driver/nvidia too), or, under WSL 2, through the Windows driver
+// behind /dev/dxg. With none of them, nvmlInit_v2 can only return NVML_ERROR_DRIVER_NOT_LOADED
+// (measured with Debian's libnvidia-ml 535, also where a /dev/nvidiactl node is left without a
+// driver: its open() fails with ENXIO), which the driver collector already says from the same
+// files; the child would cost its start-up and the 12 MB NVML touches in nvmlInit_v2. A confined
+// child cannot load the module either: nvidia-modprobe is set-uid, and the child runs with
+// no_new_privs. Whatever cannot be read counts as "may answer".
+std::optional<std::string> nvml_cannot_answer(const platform::SysRoot& root) {
+  if (root.os() != platform::OsFamily::linux || root.exists("/proc/driver/nvidia")
+      || root.exists("/sys/module/nvidia") || root.exists("/dev/dxg")) {
+    return std::nullopt;
+  }
+  const auto devices = root.read_file("/proc/devices", k_max_small_file);
+  if (!devices) {
+    return std::nullopt;
+  }
+  // "Character devices:", then " 195 nvidia-frontend" lines, then "Block devices:".
+  for (std::string_view rest = *devices; !rest.empty();) {
+    std::string_view line = util::trim(util::take_line(rest));
+    if (line.starts_with("Block devices")) {
+      break;
+    }
+    line.remove_prefix(std::min(line.find(' '), line.size()));
+    if (util::trim(line).starts_with("nvidia")) {
+      return std::nullopt;
+    }
+  }
+  return std::string(
+      "not asked: no NVIDIA kernel driver is loaded (no nvidia character device in /proc/devices, "
+      "no /proc/driver/nvidia, /sys/module/nvidia or /dev/dxg), so nvmlInit could only answer "
+      "that the driver is not loaded; --nvml always asks anyway");
+}
+
 // NVML is vendor code: it runs in a child process (the doctor's own executable with the probe
 // argument) with a time limit, so a crash or hang in the driver becomes a fact, not a crash of
 // the doctor. Only on the live machine: NVML describes the running kernel's driver, which a
@@ -384,8 +422,13 @@ NvmlInfo query_nvml(const platform::SysRoot& root, const CollectOptions& options
   if (!root.is_live()) {
     return not_attempted("NVML describes the running machine; --sysroot examines files only");
   }
-  if (!options.query_nvml) {
+  if (options.nvml == NvmlQuery::never) {
     return not_attempted("NVML queries were turned off (--no-nvml)");
+  }
+  if (options.nvml == NvmlQuery::when_driver) {
+    if (auto why = nvml_cannot_answer(root)) {
+      return not_attempted(*why);
+    }
   }
   if (options.self_executable.empty()) {
     return not_attempted("the doctor's own executable is unknown, so no probe child");

@@ -3,6 +3,10 @@
 
 #include <doctor/model/facts.hpp>
 #include <doctor/platform/process.hpp>
+#include <doctor/platform/sysroot.hpp>
+
+#include <optional>
+#include <string>
 
 namespace doctor::collect {
 
@@ -10,5 +14,10 @@ namespace doctor::collect {
 // that crashed, hung, or printed something unreadable gives status "probe_failed" with the
 // reason.
 facts::NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result);
+
+// Why NVML on this Linux system could only answer "driver not loaded", so that the child is not
+// started (the reason becomes the fact); nullopt where a driver may answer, or where what would
+// tell cannot be read.
+std::optional<std::string> nvml_cannot_answer(const platform::SysRoot& root);
 
 } // namespace doctor::collect

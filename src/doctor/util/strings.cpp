@@ -124,20 +124,20 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 
 std::vector<std::string_view> split_lines(std::string_view s) {
   std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (start < s.size()) {
-    std::size_t pos = s.find('\n', start);
-    if (pos == std::string_view::npos) {
-      pos = s.size();
-    }
-    std::string_view line = s.substr(start, pos - start);
-    if (!line.empty() && line.back() == '\r') {
-      line.remove_suffix(1);
-    }
-    out.push_back(line);
-    start = pos + 1;
+  while (!s.empty()) {
+    out.push_back(take_line(s));
   }
   return out;
+}
+
+std::string_view take_line(std::string_view& rest) {
+  const std::size_t pos = std::min(rest.find('\n'), rest.size());
+  std::string_view line = rest.substr(0, pos);
+  rest.remove_prefix(std::min(pos + 1, rest.size()));
+  if (!line.empty() && line.back() == '\r') {
+    line.remove_suffix(1);
+  }
+  return line;
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {

@@ -17,6 +17,9 @@ std::vector<std::string_view> split(std::string_view s, char sep);
 
 // Splits `s` into lines, accepting "\n" and "\r\n"; a final newline adds no empty line.
 std::vector<std::string_view> split_lines(std::string_view s);
+// The first line of `rest` (without its "\n" or "\r\n"), taken off `rest`: split_lines one line at
+// a time, for a search that stops early and must not touch the rest of a mapped file.
+std::string_view take_line(std::string_view& rest);
 
 // Joins `parts` with `sep` between them.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
