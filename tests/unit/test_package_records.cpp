@@ -44,6 +44,34 @@ TEST(package_records, pip_record_owns_file_by_relative_path) {
   EXPECT_EQ(ops->size, 7U);
 }
 
+TEST(package_records, only_libraries_and_executables_are_kept_of_a_record) {
+  test::TempDir t;
+  t.write(std::string(k_sp) + "/nvidia_cuda_nvcc-13.0.88.dist-info/RECORD",
+          "nvidia/cu13/bin/nvcc,sha256=a,3\n"
+          "nvidia/cu13/include/cuda.h,sha256=b,4\n"
+          "nvidia/cu13/include/cub/block.cuh,sha256=c,5\n"
+          "nvidia/cu13/lib/libnvrtc.so.13,sha256=d,6\n"
+          "nvidia/cu13/lib/libnvrtc.so.13.0.88,sha256=e,7\n"
+          "nvidia/cu13/lib/libnvrtc_static.a,sha256=f,8\n"
+          "nvidia/cu13/lib/libsomething.so.13.x,sha256=g,9\n"
+          "nvidia/cu13/bin/nvrtc64_130_0.dll,sha256=h,10\n"
+          "nvidia_cuda_nvcc-13.0.88.dist-info/METADATA,sha256=i,11\n");
+  const auto root = t.sysroot();
+  PackageIndex index(root);
+  std::vector<std::string> kept;
+  for (const collect::RecordedFile& f : index.pip_records(k_sp)) {
+    kept.push_back(f.path.substr(std::string(k_sp).size() + 1));
+  }
+  EXPECT_EQ(kept,
+            (std::vector<std::string>{"nvidia/cu13/bin/nvcc",
+                                      "nvidia/cu13/lib/libnvrtc.so.13",
+                                      "nvidia/cu13/lib/libnvrtc.so.13.0.88",
+                                      "nvidia/cu13/bin/nvrtc64_130_0.dll"}));
+  EXPECT_TRUE(collect::is_library_name("cudnn64_9.DLL"));
+  EXPECT_FALSE(collect::is_library_name("libcudnn.so.9.x"));
+  EXPECT_FALSE(collect::is_library_name("libcudnn_static.a"));
+}
+
 TEST(package_records, pip_record_does_not_own_unlisted_files) {
   test::TempDir t;
   make_pip_tree(t);

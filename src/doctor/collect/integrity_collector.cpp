@@ -38,31 +38,6 @@ namespace {
 
 using platform::HashAlgorithm;
 
-// True for a shared-library name: "x.dll", "x.so", "x.so.9", "x.so.13.0.96".
-bool is_library_name(std::string_view name) {
-  if (util::to_lower(name).ends_with(".dll")) {
-    return true;
-  }
-  for (auto pos = name.find(".so"); pos != std::string_view::npos;
-       pos = name.find(".so", pos + 1)) {
-    const std::string_view rest = name.substr(pos + 3);
-    if (rest.empty()
-        || (rest.front() == '.'
-            && rest.find_first_not_of("0123456789.") == std::string_view::npos)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// The files --verify hashes: shared libraries and what lies in a bin/ directory (executables).
-// Headers, static archives and metadata are left out: they are most of a toolkit's records,
-// little of its bytes, and not what a broken install breaks at run time.
-bool is_verified_file(std::string_view path) {
-  return is_library_name(util::file_name(path))
-         || util::file_name(util::parent_path(path)) == "bin";
-}
-
 // Every library and executable with a recorded digest that a GPU package installed where this
 // machine's GPU stack lives: the toolkits (trees rearranged from wheels keep dist-info/), the
 // directories of the cuDNN installations, the site-packages and conda prefixes of the Python
@@ -73,7 +48,7 @@ recorded_gpu_files(const platform::SysRoot& root, const Facts& facts, PackageInd
   std::set<std::string> seen;
   auto add = [&](const std::vector<RecordedFile>& files) {
     for (const RecordedFile& f : files) {
-      if (!f.file.hash.empty() && is_verified_file(f.path)) {
+      if (!f.file.hash.empty()) { // PackageIndex keeps libraries and executables only
         out.push_back(f);
       }
     }

@@ -25,6 +25,27 @@ std::string too_large_reason() {
 
 } // namespace
 
+bool is_library_name(std::string_view name) {
+  if (util::to_lower(name).ends_with(".dll")) {
+    return true;
+  }
+  for (auto pos = name.find(".so"); pos != std::string_view::npos;
+       pos = name.find(".so", pos + 1)) {
+    const std::string_view rest = name.substr(pos + 3);
+    if (rest.empty()
+        || (rest.front() == '.'
+            && rest.find_first_not_of("0123456789.") == std::string_view::npos)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_recorded_binary(std::string_view path) {
+  return is_library_name(util::file_name(path))
+         || util::file_name(util::parent_path(path)) == "bin";
+}
+
 bool is_gpu_package_name(const std::string& n) {
   return n.starts_with("nvidia-") || n == "cudnn" || n.starts_with("libcudnn")
          || n.starts_with("cuda-") || n == "cudatoolkit" || n.starts_with("libcublas")
@@ -83,6 +104,9 @@ std::vector<RecordedFile>& PackageIndex::records_in(const std::string& key,
       continue;
     }
     for (formats::PipRecordLine& line : formats::parse_pip_record(*text)) {
+      if (!is_recorded_binary(line.path)) {
+        continue;
+      }
       out.push_back(RecordedFile{
           util::normalize_path(util::join_path(base, line.path)),
           PackageFile{"pip", pkg->name, pkg->version, record, line.size, std::move(line.hash), {}},
@@ -157,6 +181,9 @@ const std::vector<RecordedFile>& PackageIndex::conda_records(const std::string& 
     const std::string& name = record->name.empty() ? stem->first : record->name;
     const std::string& version = record->version.empty() ? stem->second : record->version;
     for (const formats::CondaFile& f : record->files) {
+      if (!is_recorded_binary(f.path)) {
+        continue;
+      }
       out.push_back(RecordedFile{util::normalize_path(util::join_path(prefix, f.path)),
                                  PackageFile{"conda",
                                              name,
@@ -219,6 +246,9 @@ const std::vector<RecordedFile>& PackageIndex::dpkg_records() {
     const auto md5_of = md5_text ? formats::parse_dpkg_md5sums(*md5_text)
                                  : std::map<std::string, std::string, std::less<>>{};
     for (std::string_view line : formats::parse_dpkg_list(*text)) {
+      if (!is_recorded_binary(line)) {
+        continue;
+      }
       PackageFile f{"dpkg", pkg, version, list, std::nullopt, {}, {}};
       if (auto it = md5_of.find(line); it != md5_of.end()) {
         f.hash = "md5:" + it->second;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace doctor::collect {
@@ -58,8 +59,8 @@ public:
   std::optional<PackageFile>
   owner(const std::string& dir, const std::string& name, std::uint64_t size);
 
-  // Every file the GPU packages of one location record, as inner paths (not resolved; they need
-  // not exist). Empty if the location has no such records.
+  // Every library and executable (is_recorded_binary) the GPU packages of one location record, as
+  // inner paths (not resolved; they need not exist). Empty if the location has no such records.
   // pip: the RECORDs of site-packages `site_packages`.
   const std::vector<RecordedFile>& pip_records(const std::string& site_packages);
   // A tree rearranged from wheels (`tree`/dist-info, as this machine's CUDA toolkit has): each
@@ -91,5 +92,15 @@ private:
 
 // Returns true for package names that may own GPU libraries.
 bool is_gpu_package_name(const std::string& normalized_name);
+
+// True for a shared-library name: "x.dll", "x.so", "x.so.9", "x.so.13.0.96".
+bool is_library_name(std::string_view name);
+
+// The recorded files PackageIndex keeps: shared libraries (what owner() is asked about) and what
+// lies in a bin/ directory (executables; with the libraries, what --verify hashes). Headers,
+// static archives and metadata are left out: they are most of a toolkit's records (CCCL's
+// RECORD alone lists 2 300 headers), little of its bytes, and not what a broken install breaks
+// at run time.
+bool is_recorded_binary(std::string_view path);
 
 } // namespace doctor::collect

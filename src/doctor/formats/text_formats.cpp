@@ -202,8 +202,10 @@ std::optional<Version> parse_cuda_version_txt(std::string_view text) {
 }
 
 std::optional<std::int64_t> find_define(std::string_view header, std::string_view name) {
-  for (std::string_view line : util::split_lines(header)) {
-    line = util::trim(line);
+  // One line at a time: the define is near the top of a header of a megabyte (cuda.h), which may
+  // be a mapped file whose later pages are never touched.
+  for (std::string_view rest = header; !rest.empty();) {
+    std::string_view line = util::trim(util::take_line(rest));
     if (!line.starts_with("#")) {
       continue;
     }
