@@ -2,6 +2,7 @@
 #include <doctor/collect/package_records.hpp>
 #include <doctor/formats/package_files.hpp>
 #include <doctor/formats/text_formats.hpp>
+#include <doctor/platform/mapped_file.hpp>
 #include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
 
@@ -227,12 +228,15 @@ const std::vector<RecordedFile>& PackageIndex::dpkg_records() {
     return out;
   }
   std::map<std::string, std::string> versions;
-  if (auto status = m_root.read_file("/var/lib/dpkg/status", k_max_status)) {
+  // Mapped, not read: the status file of a desktop system is megabytes, of which only the
+  // stanzas of the GPU packages matter (reading it whole was most of what check read on Debian).
+  if (auto status = m_root.map_file("/var/lib/dpkg/status");
+      status && status->data().size() <= k_max_status) {
     std::set<std::string, std::less<>> wanted;
     for (const auto& [pkg, list] : list_files) {
       wanted.insert(pkg);
     }
-    versions = formats::parse_dpkg_status_versions(*status, wanted);
+    versions = formats::parse_dpkg_status_versions(status->data(), wanted);
   }
   for (const auto& [pkg, list] : list_files) {
     const std::string version = versions.count(pkg) != 0 ? versions[pkg] : std::string();

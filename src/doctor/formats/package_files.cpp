@@ -52,12 +52,15 @@ std::map<std::string, std::string>
 parse_dpkg_status_versions(std::string_view text,
                            const std::set<std::string, std::less<>>& wanted) {
   std::map<std::string, std::string> out;
-  std::string current;
-  for (std::string_view line : util::split_lines(text)) {
+  std::string_view current;
+  // One line at a time, and done once every wanted package has its version: the file is often
+  // megabytes, and mapped.
+  for (std::string_view rest = text; !rest.empty() && out.size() < wanted.size();) {
+    const std::string_view line = util::take_line(rest);
     if (line.starts_with("Package: ")) {
-      current = std::string(util::trim(line.substr(9)));
-    } else if (line.starts_with("Version: ") && wanted.count(current) != 0) {
-      out[current] = std::string(util::trim(line.substr(9)));
+      current = util::trim(line.substr(9));
+    } else if (line.starts_with("Version: ") && wanted.find(current) != wanted.end()) {
+      out.emplace(std::string(current), std::string(util::trim(line.substr(9))));
     }
   }
   return out;
