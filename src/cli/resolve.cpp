@@ -125,7 +125,7 @@ int run_resolve(const ResolveOptions& options) {
   // What the loader model needs: the environment, the architecture and the linker's settings;
   // cuDNN versions (through the toolkits and Python environments that lead to them) for display,
   // except in --tree mode, which only walks dependencies. Not the OS release, CPU or memory.
-  copts.only = {"environment", "libc", "linker"};
+  copts.only = {"environment", "architecture", "linker"};
   if (!options.python.empty()) {
     copts.python_prefixes.push_back(as_inner_path(root, options.python));
   }

@@ -46,7 +46,7 @@ constexpr const char* k_debian_banner =
 Facts collect(const platform::SysRoot& root) {
   Facts f;
   collect::collect_os(root, collect::CollectOptions{}, f);
-  collect::collect_libc_facts(root, collect::CollectOptions{}, f);
+  collect::collect_architecture(root, collect::CollectOptions{}, f);
   return f;
 }
 

@@ -36,7 +36,7 @@ struct Collector {
 constexpr Collector k_linux_collectors[] = {
     {"environment", collect_environment},
     {"os", collect_os},
-    {"libc", collect_libc_facts},
+    {"architecture", collect_architecture},
     {"linker", collect_linker},
     {"driver", collect_driver},
     {"pci", collect_pci},

@@ -83,11 +83,11 @@ void collect_environment(const platform::SysRoot& root,
                          const CollectOptions& options,
                          facts::Facts& facts);
 void collect_os(const platform::SysRoot& root, const CollectOptions& options, facts::Facts& facts);
-// The architecture (libc.so.6's ELF header) and the glibc release: all that the loader model
-// needs of the OS, apart from collect_os's release, kernel, CPU and memory.
-void collect_libc_facts(const platform::SysRoot& root,
-                        const CollectOptions& options,
-                        facts::Facts& facts);
+// The architecture, from libc.so.6's ELF header: all that the loader model needs of the OS
+// (collect_os has the release, kernel, glibc release, CPU and memory).
+void collect_architecture(const platform::SysRoot& root,
+                          const CollectOptions& options,
+                          facts::Facts& facts);
 void collect_linker(const platform::SysRoot& root,
                     const CollectOptions& options,
                     facts::Facts& facts);

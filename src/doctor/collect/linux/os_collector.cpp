@@ -105,7 +105,11 @@ void collect_os_release(const platform::SysRoot& root, OsInfo& os) {
   os.version_id = Fact<std::string>::unknown(why);
 }
 
-void collect_libc(const platform::SysRoot& root, OsInfo& os) {
+// What of libc.so.6 a collector reads: its ELF header (the architecture, all the loader model
+// needs) or the glibc release, which is a search through the middle of the file.
+enum class LibcPart { architecture, glibc_version };
+
+void collect_libc(const platform::SysRoot& root, OsInfo& os, LibcPart part) {
   ReadFailure failure; // why a libc.so.6 that is there could not be read
   for (const LibcCandidate& c : k_libc_candidates) {
     // Mapped, not read: the release string sits near the middle of a 2 MB file, and only the
@@ -120,11 +124,14 @@ void collect_libc(const platform::SysRoot& root, OsInfo& os) {
     }
     const std::string_view data = mapped->data();
     const std::string source = fmt::format("file:{}", c.path);
-    const std::string arch = arch_from_elf(data);
-    if (!arch.empty()) {
-      os.architecture = Fact<std::string>::known(arch, source + " (ELF header)");
-    } else if (c.arch[0] != '\0') {
-      os.architecture = Fact<std::string>::known(c.arch, source + " (directory name)");
+    if (part == LibcPart::architecture) {
+      const std::string arch = arch_from_elf(data);
+      if (!arch.empty()) {
+        os.architecture = Fact<std::string>::known(arch, source + " (ELF header)");
+      } else if (c.arch[0] != '\0') {
+        os.architecture = Fact<std::string>::known(c.arch, source + " (directory name)");
+      }
+      return;
     }
     if (auto v = glibc_version_from(data)) {
       os.glibc_version = Fact<Version>::known(*v, source);
@@ -133,6 +140,9 @@ void collect_libc(const platform::SysRoot& root, OsInfo& os) {
           fmt::format("{} has no glibc release string (not glibc, or damaged)", c.path));
     }
     return;
+  }
+  if (part == LibcPart::architecture) {
+    return; // the caller's "unknown" stands
   }
   os.glibc_version = Fact<Version>::unknown(
       "no libc.so.6 in the usual directories (a musl-based system, or not a Linux root)"
@@ -155,6 +165,8 @@ void collect_os(const platform::SysRoot& root, const CollectOptions&, Facts& fac
             : "the examined tree has no /proc/sys/kernel/osrelease: an image at rest has no "
               "running kernel");
   }
+  collect_libc(root, os, LibcPart::glibc_version);
+
   if (auto text = root.read_file("/proc/cpuinfo", 8 * k_max_small_file)) {
     const formats::CpuInfo cpu = formats::parse_cpuinfo(*text);
     os.cpu_model = cpu.model.empty()
@@ -185,10 +197,10 @@ void collect_os(const platform::SysRoot& root, const CollectOptions&, Facts& fac
   os.swap_free = mem("SwapFree");
 }
 
-void collect_libc_facts(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
+void collect_architecture(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
   facts.os.architecture = Fact<std::string>::unknown(
       "no libc.so.6 with a known ELF machine type or multiarch directory was found");
-  collect_libc(root, facts.os);
+  collect_libc(root, facts.os, LibcPart::architecture);
 }
 
 } // namespace doctor::collect
