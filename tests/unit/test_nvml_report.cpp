@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: MIT
-#include "support/temp_tree.hpp"
-
 #include <doctor/collect/nvml_report.hpp>
 
 #include <gtest/gtest.h>
@@ -166,37 +164,6 @@ TEST(nvml_probe, a_device_count_past_what_the_child_asks_about_is_rejected) {
   auto info = collect::nvml_facts_from_report(
       exited(R"({"library": "/l", "init": 0, "device_count": 4294967295, "devices": []})"));
   EXPECT_NE(rejected(info.devices).find("4294967295, not in 0..64"), std::string::npos);
-}
-
-// The child is not started only where every sign of an NVIDIA driver is read and absent.
-TEST(nvml_probe, the_child_is_skipped_only_where_no_driver_can_answer) {
-  test::TempDir t;
-  const auto root = t.sysroot();
-  // /proc/devices unreadable: it may answer.
-  EXPECT_FALSE(collect::nvml_cannot_answer(root));
-
-  t.write("/proc/devices",
-          "Character devices:\n  1 mem\n  4 tty\n 10 misc\n\nBlock devices:\n  7 loop\n"
-          "259 nvidia-looking-block\n");
-  const auto why = collect::nvml_cannot_answer(root);
-  ASSERT_TRUE(why);
-  EXPECT_NE(why->find("no NVIDIA kernel driver is loaded"), std::string::npos) << *why;
-  EXPECT_NE(why->find("--nvml always"), std::string::npos) << *why;
-  // A /dev/nvidiactl left without a driver changes nothing: its open() fails with ENXIO.
-  t.write("/dev/nvidiactl", "");
-  EXPECT_TRUE(collect::nvml_cannot_answer(root));
-
-  t.write("/proc/devices", "Character devices:\n  1 mem\n195 nvidia-frontend\n");
-  EXPECT_FALSE(collect::nvml_cannot_answer(root)) << "the driver registered its devices";
-  t.write("/proc/devices", "Character devices:\n  1 mem\n");
-  EXPECT_TRUE(collect::nvml_cannot_answer(root));
-  for (const char* sign :
-       {"/proc/driver/nvidia/version", "/sys/module/nvidia/version", "/dev/dxg"}) {
-    test::TempDir u;
-    u.write("/proc/devices", "Character devices:\n  1 mem\n");
-    u.write(sign, "");
-    EXPECT_FALSE(collect::nvml_cannot_answer(u.sysroot())) << sign;
-  }
 }
 
 } // namespace
