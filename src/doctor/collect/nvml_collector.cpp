@@ -423,7 +423,7 @@ NvmlInfo query_nvml(const platform::SysRoot& root, const CollectOptions& options
     return not_attempted("NVML describes the running machine; --sysroot examines files only");
   }
   if (options.nvml == NvmlQuery::never) {
-    return not_attempted("NVML queries were turned off (--no-nvml)");
+    return not_attempted("NVML queries were turned off (--no-nvml, --nvml never)");
   }
   if (options.nvml == NvmlQuery::when_driver) {
     if (auto why = nvml_cannot_answer(root)) {
