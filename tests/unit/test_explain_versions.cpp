@@ -201,6 +201,37 @@ TEST(VersionRefinement, ADriverOlderThanTheBuildsCuda) {
   EXPECT_NE(explain_first(same, true).first, "log.driver_too_old");
 }
 
+TEST(VersionRefinement, AnInsufficientDriverThatIsNewEnoughIsNotReached) {
+  // Error 35 under a header whose driver runs CUDA 12.4, for a program built for CUDA 12.1: the
+  // program does not reach that driver (a container started without the GPU).
+  const std::string present =
+      "RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime "
+      "version\n"
+      "| NVIDIA-SMI 550.144.03   Driver Version: 550.144.03   CUDA Version: 12.4     |\n"
+      "torch==2.3.1+cu121\n";
+  for (bool fast : {true, false}) {
+    EXPECT_EQ(explain_first(present, fast).first, "log.driver_not_loaded");
+  }
+  // A build for a later major than the header's: the driver is too old.
+  const std::string older =
+      "RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n"
+      "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n"
+      "torch==2.1.0+cu121\n";
+  EXPECT_EQ(explain_first(older, true).first, "log.driver_too_old");
+  // No CUDA of the program's named, or only the header's own version said again: too old stays.
+  const std::string unnamed =
+      "CUDA failed with error CUDA driver version is insufficient for CUDA runtime version\n"
+      "| NVIDIA-SMI 470.256.02   Driver Version: 470.256.02   CUDA Version: 11.4     |\n"
+      "Is ctranslate2 compatible with cuda 11.4?\n";
+  EXPECT_EQ(explain_first(unnamed, true).first, "log.driver_too_old");
+  // A requirement check is not ambiguous: cuda>=12.4 on a 12.2 driver is a driver too old.
+  const std::string requirement =
+      "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update "
+      "your driver to a newer version, or use an earlier cuda container: unknown\n"
+      "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n";
+  EXPECT_EQ(explain_first(requirement, true).first, "log.driver_too_old");
+}
+
 TEST(VersionRefinement, OnlyTheHeadIsRead) {
   // A version named after the first MiB of a long log is not context.
   std::string log = "ImportError: libcudart.so.10.1: cannot open shared object file\n";

@@ -5,6 +5,8 @@
 #include <doctor/util/escape.hpp>
 #include <doctor/util/strings.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -209,33 +211,35 @@ EvidenceLine shown_line(const EvidenceLine& line) {
 void refine_versions(std::vector<RankedCause>& causes,
                      const Analysis& analysis,
                      HeadMentions& mentions) {
-  if (causes.empty()) {
-    return;
-  }
-  const auto wanted = wanted_version(causes.front(), analysis);
-  if (!wanted) {
-    return;
-  }
-  const std::string_view mismatch = wanted->component == VersionComponent::cuda
-                                        ? kb::ids::k_log_cuda_version_mismatch
-                                        : kb::ids::k_log_cudnn_version_mismatch;
-  if (std::any_of(causes.begin(), causes.end(), [&](const RankedCause& c) {
-        return c.finding == mismatch;
-      })) {
-    return;
-  }
-  for (const auto& [line, m] : mentions.all()) {
-    if (m.component != wanted->component || m.driver_max || same_release(*wanted, m)) {
-      continue; // nvidia-smi's CUDA Version is the driver's newest, not the one installed
+  // The first library failure (in the causes' order) that the report contradicts: a log that
+  // reports libcudnn.so.8 and libnvrtc.so.11.2 missing "in a server with cuda 11.1" has a CUDA
+  // mismatch even when the cuDNN failure ranks first.
+  for (const RankedCause& failed : causes) {
+    const auto wanted = wanted_version(failed, analysis);
+    if (!wanted) {
+      continue;
     }
-    RankedCause c;
-    c.finding = std::string(mismatch);
-    c.confidence = std::min(95, causes.front().confidence + 8);
-    c.hits = causes.front().hits;
-    c.fields = {{"expected", wanted->version}, {"found", m.version}};
-    c.lines.push_back(shown_line(*line));
-    causes.insert(causes.begin(), std::move(c));
-    return;
+    const std::string_view mismatch = wanted->component == VersionComponent::cuda
+                                          ? kb::ids::k_log_cuda_version_mismatch
+                                          : kb::ids::k_log_cudnn_version_mismatch;
+    if (std::any_of(causes.begin(), causes.end(), [&](const RankedCause& c) {
+          return c.finding == mismatch;
+        })) {
+      return;
+    }
+    for (const auto& [line, m] : mentions.all()) {
+      if (m.component != wanted->component || m.driver_max || same_release(*wanted, m)) {
+        continue; // nvidia-smi's CUDA Version is the driver's newest, not the one installed
+      }
+      RankedCause c;
+      c.finding = std::string(mismatch);
+      c.confidence = std::min(95, failed.confidence + 8);
+      c.hits = failed.hits;
+      c.fields = {{"expected", wanted->version}, {"found", m.version}};
+      c.lines.push_back(shown_line(*line));
+      causes.insert(causes.begin(), std::move(c));
+      return;
+    }
   }
 }
 
@@ -298,6 +302,100 @@ void refine_driver(std::vector<RankedCause>& causes,
                             }),
                 c.lines.end());
   causes.push_back(std::move(c));
+}
+
+// The driver-present refinement: CUDA reports "driver version is insufficient" (error 35) both
+// for a driver that is too old and for no driver at all, and a container started without the
+// GPU sees none. When the report's own nvidia-smi header shows a driver whose CUDA is of the
+// same major as every CUDA the report names (one at least), or newer, that driver is not too
+// old: the program does not reach it. Then "the driver is not reachable" leads, with the header
+// line as evidence and how to confirm it; "too old" stays as the next cause.
+void refine_driver_present(std::vector<RankedCause>& causes,
+                           const Analysis& analysis,
+                           HeadMentions& mentions) {
+  if (causes.empty() || causes.front().finding != kb::ids::k_log_driver_too_old
+      || causes.front().hits.empty()
+      || std::any_of(causes.begin(), causes.end(), [](const RankedCause& c) {
+           return c.finding == kb::ids::k_log_driver_not_loaded;
+         })) {
+    return;
+  }
+  // Only a status that means either (its signature names the missing driver as the other
+  // cause): a requirement check such as nvidia-container-cli's "cuda>=12.4" is not ambiguous.
+  const auto& sigs = analysis.matcher().signatures();
+  const bool ambiguous =
+      std::all_of(causes.front().hits.begin(), causes.front().hits.end(), [&](std::size_t i) {
+        const auto& alts = sigs[analysis.hits()[i].signature].alternatives;
+        return std::any_of(alts.begin(), alts.end(), [](const kb::SignatureAlternative& a) {
+          return a.finding == kb::ids::k_log_driver_not_loaded;
+        });
+      });
+  if (!ambiguous) {
+    return;
+  }
+  const EvidenceLine* max_line = nullptr;
+  std::optional<VersionMention> max;
+  for (const auto& [line, m] : mentions.all()) {
+    if (m.component == VersionComponent::cuda && m.driver_max) {
+      max = m;
+      max_line = line;
+      break;
+    }
+  }
+  if (!max || max->major == 0) {
+    return;
+  }
+  // The CUDA the program uses must be named, and not only as the driver's own version said
+  // again ("is it compatible with cuda 11.4?" under a header that says 11.4): without it,
+  // nothing says the driver is new enough.
+  unsigned newest_major = 0;
+  bool program_cuda_named = false;
+  for (const auto& [line, m] : mentions.all()) {
+    if (m.component == VersionComponent::cuda && !m.driver_max) {
+      newest_major = std::max(newest_major, m.major);
+      program_cuda_named = program_cuda_named || m.version != max->version;
+    }
+  }
+  if (!program_cuda_named || newest_major > max->major) {
+    return;
+  }
+  RankedCause c;
+  c.finding = std::string(kb::ids::k_log_driver_not_loaded);
+  c.confidence = std::min(95, causes.front().confidence + 3);
+  c.hits = causes.front().hits;
+  c.lines.push_back(shown_line(*max_line));
+  c.likely_tell = fmt::format(
+      "the nvidia-smi output in the report shows a driver for CUDA {}, new enough for the CUDA "
+      "the program uses; where the program runs (inside its container, WSL or virtual machine) "
+      "nvidia-smi fails or lists no GPU, or another libcuda is found first (LD_DEBUG=libs)",
+      max->version);
+  RankedCause& too_old = causes.front();
+  too_old.alternatives.erase(std::remove_if(too_old.alternatives.begin(),
+                                            too_old.alternatives.end(),
+                                            [](const kb::SignatureAlternative& a) {
+                                              return a.finding == kb::ids::k_log_driver_not_loaded;
+                                            }),
+                             too_old.alternatives.end());
+  causes.insert(causes.begin(), std::move(c));
+}
+
+// The alternatives a cause's most confident signature names. A message-shaped signature that
+// names none (TensorFlow's "Could not load dynamic library", glibc's "cannot open shared object
+// file") reads the same failure as the loader rule for its finding, so it takes that rule's
+// alternatives: a missing libcudnn.so.8 may be a cuDNN of another major, whichever wording
+// reported it.
+const std::vector<kb::SignatureAlternative>&
+alternatives_of(const kb::Signature& top, const std::vector<kb::Signature>& sigs) {
+  if (!top.alternatives.empty() || top.loader) {
+    return top.alternatives;
+  }
+  for (const kb::Signature& s : sigs) {
+    if (s.loader && s.finding == top.finding && !s.alternatives.empty()
+        && (s.platform == "any" || top.platform == "any" || s.platform == top.platform)) {
+      return s.alternatives;
+    }
+  }
+  return top.alternatives;
 }
 
 } // namespace
@@ -426,7 +524,7 @@ Ranking rank(const Analysis& analysis) {
       c.confidence = top->likely->confidence;
       c.likely_tell = top->likely->tell;
     }
-    for (const kb::SignatureAlternative& a : top->alternatives) {
+    for (const kb::SignatureAlternative& a : alternatives_of(*top, sigs)) {
       if (present.count(a.finding) == 0 && a.finding != c.finding) {
         c.alternatives.push_back(a);
       }
@@ -457,6 +555,7 @@ Ranking rank(const Analysis& analysis) {
   refine_versions(out.causes, analysis, mentions);
   refine_driver(out.causes, analysis, mentions);
   order_causes(out.causes, analysis);
+  refine_driver_present(out.causes, analysis, mentions);
   return out;
 }
 
