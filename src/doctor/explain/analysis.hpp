@@ -14,10 +14,15 @@
 //   that cause leads at its own confidence, the status becomes its consequence, and the
 //   signature's alternatives follow with the check that tells each apart.
 // - Noise is never a cause; context lines are reported as what the log says.
-// - Version refinement: when the most likely cause is a CUDA or cuDNN library that failed to
-//   load, and the head of an input names another release of the same component (CUDA 12.1 where
+// - Version refinement: when a CUDA or cuDNN library failed to load (the first such cause) and
+//   the head of an input names another release of the same component (CUDA 12.1 where
 //   libcudart.so.10.1 was asked for, cudnn64_8.dll where cudnn64_7.dll was), the version mismatch
-//   comes first, with both versions and both lines; the missing library stays as the next cause.
+//   comes first, with both versions and both lines; the missing library stays as a cause.
+// - Driver refinement: nvidia-smi's CUDA with a later CUDA major in the report adds "driver too
+//   old"; an ambiguous "driver version is insufficient" under a header whose CUDA serves every
+//   CUDA the report names puts "driver not reached" first.
+// - A cause carries the alternatives of its most confident signature, or, for a message-shaped
+//   signature without any, those of the loader rule for the same finding.
 // - Causes are ordered by confidence (the highest of their signatures, plus what the machine
 //   confirms, see machine_join.hpp), then by where they first appear.
 #pragma once
