@@ -3,13 +3,15 @@
 """Scores `cudnn-doctor explain` on the real reports of one part of the corpus.
 
     python3 tests/explain/real/score.py DOCTOR --part train|test [-j N] [--json FILE]
+                                        [--floor TOP1,TOP3]
 
 For each case of the part it runs `DOCTOR explain --no-machine --format json FILE` and compares
 the cause classes it names with the class the thread established: top-1 is `causes[0]`, top-3
 any of the first three distinct classes of `causes[0]`, its `alternatives`, then `causes[1:]`. It prints the figures overall, per label and per platform, then every
 miss with what explain said. The test part is kept back: score it once, at the end (README.md).
 The exit status is 0 when every case ran (the figures are the result, not a pass or fail), 1 when
-explain failed to run on a case, 2 on a usage error.
+explain failed to run on a case or, with --floor, when the train part scores below it, 2 on a
+usage error.
 """
 from __future__ import annotations
 
@@ -41,7 +43,12 @@ def main() -> int:
     ap.add_argument("--part", choices=["train", "test"], required=True)
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--json", help="also write the per-case results here")
+    ap.add_argument("--floor", metavar="TOP1,TOP3",
+                    help="train part only: exit 1 when fewer cases than these are right (a guard "
+                         "against regressions; the test part has no floor, it is scored once)")
     args = ap.parse_args()
+    if args.floor and args.part != "train":
+        ap.error("--floor is for the train part only")
     cases = [c for c in json.loads((HERE / "cases.json").read_text(encoding="utf-8"))["cases"]
              if c["part"] == args.part]
     if not cases:
@@ -95,6 +102,11 @@ def main() -> int:
         print("  " + m)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    if args.floor:
+        want1, want3 = (int(x) for x in args.floor.split(","))
+        if top1 < want1 or top3 < want3:
+            print(f"\nbelow the floor: top-1 {top1} (floor {want1}), top-3 {top3} (floor {want3})")
+            return 1
     return 1 if broken else 0
 
 
