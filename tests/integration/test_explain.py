@@ -9,10 +9,14 @@ import tempfile
 import harness as h
 from harness import expect, expect_contains, expect_exit, run, test
 
+# The root cause (line 2) and a failure it explains (line 3): torch's message for the cuDNN
+# sub-library names no dependency, so it is a consequence of the missing zlibwapi.dll.
+TORCH_CNN_126 = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+                 '"C:\\venv\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of '
+                 'its dependencies.\n')
 ZLIB_LOG = ("2023-01-12 10:01:02 I Loaded cuDNN version 8600\n"
             "Could not locate zlibwapi.dll. Please make sure it is in your library path!\n"
-            "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n"
-            "Please make sure cudnn_cnn_infer64_8.dll is in your library path!\n")
+            + TORCH_CNN_126)
 
 
 def write(text, encoding="utf-8", suffix=".log"):
@@ -110,7 +114,7 @@ def usage_errors():
 @test
 def several_inputs_are_explained_together():
     a = write("Could not locate zlibwapi.dll. Please make sure it is in your library path!\n")
-    b = write("noise\nCould not load library cudnn_cnn_infer64_8.dll. Error code 126\n")
+    b = write("noise\n" + TORCH_CNN_126)
     r = run(["explain", "--no-machine", "--format", "json", a, b])
     expect_exit(r, 0)
     doc = r.json()
@@ -119,6 +123,14 @@ def several_inputs_are_explained_together():
     expect(first["id"] == "log.zlibwapi_missing", first)
     ev = first["consequences"][0]["evidence"][0]
     expect(ev["input"] == b and ev["line"] == 2, ev)
+    # cuDNN's own message for a cnn sub-library of cuDNN 8.3 or later is itself read as the missing
+    # zlibwapi.dll: its line is evidence of that cause, from the other input.
+    c = write("noise\nCould not load library cudnn_cnn_infer64_8.dll. Error code 126\n")
+    r = run(["explain", "--no-machine", "--format", "json", a, c])
+    first = r.json()["causes"][0]
+    expect(first["id"] == "log.zlibwapi_missing", first)
+    expect({(e["input"], e["line"]) for e in first["evidence"]} == {(a, 1), (c, 2)},
+           first["evidence"])
 
 
 @test

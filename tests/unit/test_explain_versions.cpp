@@ -232,6 +232,23 @@ TEST(VersionRefinement, AnInsufficientDriverThatIsNewEnoughIsNotReached) {
   EXPECT_EQ(explain_first(requirement, true).first, "log.driver_too_old");
 }
 
+TEST(VersionRefinement, ZlibwapiOnlyFromCudnn83) {
+  // cuDNN's own message for a cnn sub-library on Windows: from cuDNN 8.3 on, zlibwapi.dll.
+  const std::string failure = "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n";
+  EXPECT_EQ(explain_first(failure, true).first, "log.zlibwapi_missing");
+  EXPECT_EQ(explain_first("Loaded cuDNN version 8902\n" + failure, true).first,
+            "log.zlibwapi_missing");
+  // cuDNN 8.1 needs no zlibwapi.dll: another import is missing.
+  for (bool fast : {true, false}) {
+    EXPECT_EQ(explain_first("I tensorflow/stream_executor/cuda/cuda_dnn.cc:384] Loaded cuDNN "
+                            "version 8100\n"
+                                + failure,
+                            fast)
+                  .first,
+              "log.cudnn_dependency_missing");
+  }
+}
+
 TEST(VersionRefinement, OnlyTheHeadIsRead) {
   // A version named after the first MiB of a long log is not context.
   std::string log = "ImportError: libcudart.so.10.1: cannot open shared object file\n";

@@ -343,6 +343,30 @@ TEST(knowledge_base, a_cudnn_major_that_does_not_fit_is_out_of_range) {
   EXPECT_EQ(kb.error().message, "library_sets.json: cudnn[0]: field \"major\" is out of range");
 }
 
+TEST(knowledge_base, a_cudnn_since_must_be_a_release_of_the_rows_major) {
+  auto with_since = [](const char* since, bool keep_major) {
+    return kb::KnowledgeBase::load(embedded_with("signatures.json", [&](nlohmann::json& d) {
+      for (auto& row : d["loader_rules"]) {
+        if (row["id"] == "loader.cudnn8.cnn_adv.windows") {
+          row["cudnn_since"] = since;
+          if (!keep_major) {
+            row.erase("cudnn_major");
+          }
+        }
+      }
+    }));
+  };
+  // load() parses every part at once: an invalid row fails the whole load, naming the field.
+  for (const auto& [since, keep_major] : {std::pair{"9.1", true}, {"8.x", true}, {"8.3", false}}) {
+    const auto kb = with_since(since, keep_major);
+    ASSERT_FALSE(kb) << since;
+    EXPECT_NE(kb.error().message.find("cudnn_since"), std::string::npos) << kb.error().message;
+  }
+  const auto good = with_since("8.3", true);
+  ASSERT_TRUE(good) << good.error().message;
+  ASSERT_TRUE(good->load_signatures());
+}
+
 TEST(knowledge_base, placeholders_are_listed_in_order) {
   auto names = kb::placeholders("a {x} b {{literal}} {y}");
   ASSERT_TRUE(names);

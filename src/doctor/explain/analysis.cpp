@@ -4,6 +4,7 @@
 #include <doctor/kb/finding_ids.hpp>
 #include <doctor/util/escape.hpp>
 #include <doctor/util/strings.hpp>
+#include <doctor/util/version.hpp>
 
 #include <fmt/format.h>
 
@@ -379,6 +380,52 @@ void refine_driver_present(std::vector<RankedCause>& causes,
   causes.insert(causes.begin(), std::move(c));
 }
 
+// The cuDNN-release refinement: a loader rule that holds only from a cuDNN release on
+// ("cudnn_since": zlibwapi.dll is a dependency of cuDNN 8's cnn and adv libraries from 8.3) is
+// contradicted by a report that names an older cuDNN of that major ("Loaded cuDNN version
+// 8100"). Such a cause gives way to the rule's first alternative, with the line that names the
+// release as evidence.
+void refine_cudnn_since(std::vector<RankedCause>& causes,
+                        const Analysis& analysis,
+                        HeadMentions& mentions) {
+  const auto& sigs = analysis.matcher().signatures();
+  for (RankedCause& c : causes) {
+    if (c.hits.empty()) {
+      continue;
+    }
+    const kb::Signature& first = sigs[analysis.hits()[c.hits.front()].signature];
+    if (!first.loader || first.loader->cudnn_since.empty() || first.alternatives.empty()
+        || first.finding != c.finding) {
+      continue;
+    }
+    const bool one_rule = std::all_of(c.hits.begin(), c.hits.end(), [&](std::size_t i) {
+      return analysis.hits()[i].signature == analysis.hits()[c.hits.front()].signature;
+    });
+    const auto since = Version::parse(first.loader->cudnn_since);
+    if (!one_rule || !since) {
+      continue;
+    }
+    for (const auto& [line, m] : mentions.all()) {
+      const auto v = Version::parse(m.version);
+      if (m.component != VersionComponent::cudnn || m.from_library_name
+          || m.major != first.loader->cudnn_major || !v || v->size() < 2 || *v >= *since) {
+        continue;
+      }
+      const kb::SignatureAlternative instead = first.alternatives.front();
+      c.finding = instead.finding;
+      c.confidence = instead.confidence;
+      c.alternatives.erase(std::remove_if(c.alternatives.begin(),
+                                          c.alternatives.end(),
+                                          [&](const kb::SignatureAlternative& a) {
+                                            return a.finding == instead.finding;
+                                          }),
+                           c.alternatives.end());
+      c.lines.push_back(shown_line(*line));
+      break;
+    }
+  }
+}
+
 // The alternatives a cause's most confident signature names. A message-shaped signature that
 // names none (TensorFlow's "Could not load dynamic library", glibc's "cannot open shared object
 // file") reads the same failure as the loader rule for its finding, so it takes that rule's
@@ -552,6 +599,8 @@ Ranking rank(const Analysis& analysis) {
   }
   order_causes(out.causes, analysis);
   HeadMentions mentions(analysis);
+  refine_cudnn_since(out.causes, analysis, mentions);
+  order_causes(out.causes, analysis);
   refine_versions(out.causes, analysis, mentions);
   refine_driver(out.causes, analysis, mentions);
   order_causes(out.causes, analysis);

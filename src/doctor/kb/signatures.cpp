@@ -2,6 +2,7 @@
 #include <doctor/kb/json_rows.hpp>
 #include <doctor/kb/kb_docs.hpp>
 #include <doctor/kb/signatures.hpp>
+#include <doctor/util/version.hpp>
 
 #include <fmt/format.h>
 
@@ -244,6 +245,7 @@ Signature parse_loader_row(JsonRow row, const std::vector<FindingTemplate>& find
             "kinds",
             "names",
             "cudnn_major",
+            "cudnn_since",
             "explained_by",
             "examples",
             "alternatives",
@@ -274,6 +276,13 @@ Signature parse_loader_row(JsonRow row, const std::vector<FindingTemplate>& find
     }
   }
   rule.cudnn_major = static_cast<unsigned>(row.optional_number("cudnn_major", 99).value_or(0));
+  rule.cudnn_since = row.optional_text("cudnn_since");
+  if (!rule.cudnn_since.empty()) {
+    const auto since = Version::parse(rule.cudnn_since);
+    if (!since || rule.cudnn_major == 0 || since->major() != rule.cudnn_major) {
+      row.fail("\"cudnn_since\" is a version (\"8.3\") of the row's \"cudnn_major\"");
+    }
+  }
   s.loader = std::move(rule);
   s.explained_by = row.optional_texts("explained_by");
   for (const std::string& id : s.explained_by) {

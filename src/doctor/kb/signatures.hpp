@@ -45,6 +45,9 @@ struct LoaderRule {
   std::vector<std::string> kinds; // LoadErrorKind names: "not_found", "procedure_missing", ...
   std::vector<std::string> names; // lower-case prefixes of the failed library's file name
   unsigned cudnn_major = 0;       // 0 for any
+  // "8.3": the row holds only while the report names no cuDNN of cudnn_major older than this
+  // (explain's ranking checks the versions the report names); empty for always.
+  std::string cudnn_since;
 };
 
 // The names loader rules may use (explain/loader_message.hpp defines their meaning).
