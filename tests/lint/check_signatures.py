@@ -24,7 +24,7 @@ SPEC = "cudnn-doctor-kb/1"
 ROLES = ("cause", "symptom", "noise", "context")
 PLATFORMS = ("windows", "linux", "any")
 FIELDS = {"id", "finding", "role", "confidence", "platform", "patterns", "values",
-          "explained_by", "examples", "alternatives", "likely", "source"}
+          "explained_by", "examples", "alternatives", "likely", "prefers", "source"}
 REQUIRED = ("id", "finding", "role", "confidence", "platform", "patterns", "examples", "source")
 ID_RE = re.compile(r"^[a-z0-9_]+(?:\.[a-z0-9_]+)*$")
 MIN_LITERAL = 4
@@ -331,6 +331,24 @@ def main(argv):
         if explained and role in ("noise", "context"):
             err(f"{where}: explained_by makes no sense on a {role} signature")
         params = list(frow.get("params", [])) if frow else []
+        prefers = row.get("prefers", [])
+        if prefers and role != "context":
+            err(f'{where}: "prefers" is for context rows')
+        if not isinstance(prefers, list):
+            err(f'{where}: "prefers" must be an array')
+            prefers = []
+        for k, pref in enumerate(prefers):
+            pw = f"{where} prefers[{k}]"
+            if not isinstance(pref, dict) or set(pref) != {"finding", "over", "tell"}:
+                err(f'{pw}: needs exactly "finding", "over" and "tell"')
+                continue
+            for key in ("finding", "over"):
+                if pref[key] not in findings:
+                    err(f'{pw}: {key} "{pref[key]}" is not in findings.json')
+            if pref["finding"] in findings and findings[pref["finding"]].get("params"):
+                err(f'{pw}: finding {pref["finding"]} takes params; a context line cannot give them')
+            if pref["finding"] == pref["over"] or not isinstance(pref["tell"], str) or not pref["tell"]:
+                err(f'{pw}: "finding" and "over" must differ, and "tell" say how to tell them apart')
 
         patterns = row["patterns"]
         if not isinstance(patterns, list) or not patterns or not all(

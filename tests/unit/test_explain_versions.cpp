@@ -249,6 +249,23 @@ TEST(VersionRefinement, ZlibwapiOnlyFromCudnn83) {
   }
 }
 
+TEST(ContextRefinement, AContainerMakesAnInsufficientDriverOneThatIsNotReached) {
+  const std::string insufficient =
+      "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n";
+  EXPECT_EQ(explain_first(insufficient, true).first, "log.driver_too_old");
+  for (bool fast : {true, false}) {
+    EXPECT_EQ(
+        explain_first(insufficient + "docker run --rm -it myimage python app.py\n", fast).first,
+        "log.driver_not_loaded");
+  }
+  // Only an ambiguous cause gives way: a driver that says it is too old stays too old.
+  EXPECT_EQ(explain_first("The NVIDIA driver on your system is too old (found version 11040).\n"
+                          "I run it in a docker container\n",
+                          true)
+                .first,
+            "log.driver_too_old");
+}
+
 TEST(VersionRefinement, OnlyTheHeadIsRead) {
   // A version named after the first MiB of a long log is not context.
   std::string log = "ImportError: libcudart.so.10.1: cannot open shared object file\n";

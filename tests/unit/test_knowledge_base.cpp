@@ -367,6 +367,26 @@ TEST(knowledge_base, a_cudnn_since_must_be_a_release_of_the_rows_major) {
   ASSERT_TRUE(good->load_signatures());
 }
 
+TEST(knowledge_base, prefers_is_for_context_rows_and_findings_without_params) {
+  auto edited = [](const char* id, const char* finding) {
+    return kb::KnowledgeBase::load(embedded_with("signatures.json", [&](nlohmann::json& d) {
+      for (auto& row : d["signatures"]) {
+        if (row["id"] == id) {
+          row["prefers"] = nlohmann::json::array(
+              {{{"finding", finding}, {"over", "log.driver_too_old"}, {"tell", "how"}}});
+        }
+      }
+    }));
+  };
+  const auto on_cause = edited("cuda.status.insufficient_driver", "log.driver_not_loaded");
+  ASSERT_FALSE(on_cause);
+  EXPECT_NE(on_cause.error().message.find("context rows"), std::string::npos);
+  const auto with_params = edited("context.container", "log.cudnn_not_found");
+  ASSERT_FALSE(with_params);
+  EXPECT_NE(with_params.error().message.find("takes params"), std::string::npos);
+  ASSERT_TRUE(edited("context.container", "log.driver_not_loaded"));
+}
+
 TEST(knowledge_base, placeholders_are_listed_in_order) {
   auto names = kb::placeholders("a {x} b {{literal}} {y}");
   ASSERT_TRUE(names);

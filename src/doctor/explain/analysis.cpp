@@ -426,6 +426,43 @@ void refine_cudnn_since(std::vector<RankedCause>& causes,
   }
 }
 
+// The context refinement: a context line that prefers one of a cause's own alternatives ("in a
+// docker" for "driver version is insufficient": the container does not reach the driver) makes
+// that alternative the cause, with the context line as evidence, how to confirm it, and the
+// first reading as its alternative.
+void refine_by_context(std::vector<RankedCause>& causes,
+                       const Analysis& analysis,
+                       const std::vector<std::size_t>& context_hits) {
+  const auto& sigs = analysis.matcher().signatures();
+  for (std::size_t i : context_hits) {
+    const SignatureHits& hit = analysis.hits()[i];
+    for (const kb::ContextPreference& pref : sigs[hit.signature].prefers) {
+      if (hit.lines.empty() || std::any_of(causes.begin(), causes.end(), [&](const RankedCause& c) {
+            return c.finding == pref.finding;
+          })) {
+        continue;
+      }
+      for (RankedCause& c : causes) {
+        auto alt = std::find_if(
+            c.alternatives.begin(), c.alternatives.end(), [&](const kb::SignatureAlternative& a) {
+              return a.finding == pref.finding;
+            });
+        if (c.finding != pref.over || alt == c.alternatives.end()) {
+          continue;
+        }
+        const kb::SignatureAlternative chosen = *alt;
+        c.alternatives.erase(alt);
+        c.alternatives.insert(c.alternatives.begin(),
+                              kb::SignatureAlternative{pref.over, chosen.confidence, pref.tell});
+        c.finding = pref.finding;
+        c.likely_tell = chosen.tell;
+        c.lines.push_back(shown_line(hit.lines.front()));
+        break;
+      }
+    }
+  }
+}
+
 // The alternatives a cause's most confident signature names. A message-shaped signature that
 // names none (TensorFlow's "Could not load dynamic library", glibc's "cannot open shared object
 // file") reads the same failure as the loader rule for its finding, so it takes that rule's
@@ -597,6 +634,7 @@ Ranking rank(const Analysis& analysis) {
       c.consequence_hits.push_back(i);
     }
   }
+  refine_by_context(out.causes, analysis, out.context);
   order_causes(out.causes, analysis);
   HeadMentions mentions(analysis);
   refine_cudnn_since(out.causes, analysis, mentions);

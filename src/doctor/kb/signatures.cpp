@@ -106,6 +106,38 @@ parse_likely(const JsonRow& row, const Signature& s, const std::vector<FindingTe
   return likely;
 }
 
+// "prefers": [{"finding", "over", "tell"}] on a context row (signatures.hpp, ContextPreference).
+std::vector<ContextPreference> parse_prefers(const JsonRow& row,
+                                             const Signature& s,
+                                             const std::vector<FindingTemplate>& findings) {
+  std::vector<ContextPreference> out;
+  if (!row.has("prefers")) {
+    return out;
+  }
+  if (s.role != SignatureRole::context) {
+    row.fail("\"prefers\" is for context rows");
+  }
+  const JsonRows rows = row.items("prefers", false);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    JsonRow p = rows[i];
+    p.only({"finding", "over", "tell"});
+    ContextPreference pref;
+    pref.finding = p.text("finding");
+    pref.over = p.text("over");
+    const FindingTemplate& f = finding_named(p, pref.finding, findings);
+    finding_named(p, pref.over, findings);
+    if (!f.params.empty()) {
+      p.fail(fmt::format("finding {} takes params; a context line cannot give them", f.id));
+    }
+    if (pref.finding == pref.over) {
+      p.fail("\"finding\" and \"over\" must differ");
+    }
+    pref.tell = p.text("tell");
+    out.push_back(std::move(pref));
+  }
+  return out;
+}
+
 bool valid_id(std::string_view id) {
   if (id.empty() || id.front() == '.' || id.back() == '.') {
     return false;
@@ -158,6 +190,7 @@ Signature parse_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
             "examples",
             "alternatives",
             "likely",
+            "prefers",
             "source"});
   Signature s;
   s.id = row.text("id");
@@ -219,6 +252,7 @@ Signature parse_row(JsonRow row, const std::vector<FindingTemplate>& findings) {
   s.examples = row.texts("examples");
   s.alternatives = parse_alternatives(row, s, findings);
   s.likely = parse_likely(row, s, findings);
+  s.prefers = parse_prefers(row, s, findings);
   s.source = row.text("source");
   return s;
 }

@@ -35,6 +35,17 @@ struct SignatureAlternative {
   std::string tell;    // "`nvidia-smi` shows other processes holding memory"
 };
 
+// What a context line says about an ambiguous cause ("prefers" on a context row): a cause whose
+// finding is `over` and whose signature names `finding` among its alternatives gives way to
+// `finding` when the context line is in the report ("in a docker" makes "driver version is
+// insufficient" a driver the container does not reach rather than a driver too old). `tell` is
+// how to tell `over` apart, shown when it becomes the alternative.
+struct ContextPreference {
+  std::string finding; // a findings.json id without params
+  std::string over;    // a findings.json id
+  std::string tell;
+};
+
 // A row of the loader decision table ("loader_rules"): a library that failed to load, as
 // explain/loader_message.hpp reads it from any runtime's message, matches the row when the
 // identity of the library it names (the missing one when the message says, else the one that
@@ -70,7 +81,8 @@ struct Signature {
   // A symptom row's most likely cause (a finding without params), named first when the symptom
   // stands in as the cause: CUDNN_STATUS_NOT_INITIALIZED alone is most often a GPU out of memory.
   std::optional<SignatureAlternative> likely;
-  std::optional<LoaderRule> loader; // a loader_rules row (no patterns): matched structurally
+  std::vector<ContextPreference> prefers; // context rows only
+  std::optional<LoaderRule> loader;       // a loader_rules row (no patterns): matched structurally
   std::string source;
 };
 
