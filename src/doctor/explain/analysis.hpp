@@ -23,6 +23,10 @@
 //   CUDA the report names puts "driver not reached" first.
 // - A cause carries the alternatives of its most confident signature, or, for a message-shaped
 //   signature without any, those of the loader rule for the same finding.
+// - Context refinement: a context line whose row "prefers" one of a cause's alternatives (a
+//   container for "driver version is insufficient") makes that alternative the cause.
+// - cuDNN-release refinement: a loader rule that holds from a cuDNN release on ("cudnn_since")
+//   gives way to its first alternative when the report names an older cuDNN of that major.
 // - Causes are ordered by confidence (the highest of their signatures, plus what the machine
 //   confirms, see machine_join.hpp), then by where they first appear.
 #pragma once
