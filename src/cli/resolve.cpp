@@ -133,7 +133,10 @@ int run_resolve(const ResolveOptions& options) {
     copts.only.insert(copts.only.end(), {"python", "cuda", "cudnn"});
   }
   facts::Facts facts = collect::collect(root, copts);
-  collect::SysRootProbe probe(root);
+  // A tree reads of each library only what ld.so reads; the other answers show version tables.
+  collect::SysRootProbe probe(root,
+                              options.tree ? collect::SysRootProbe::Depth::loader
+                                           : collect::SysRootProbe::Depth::everything);
 
   if (options.tree) {
     if (options.output.format == report::Format::json) {
