@@ -61,11 +61,12 @@ struct SearchMemo {
   std::unordered_map<std::string, std::vector<ExpandedList>, StringHash, std::equal_to<>> lists;
   // folder -> whether folder/glibc-hwcaps is a directory, as `probe` answered
   std::unordered_map<std::string, bool, StringHash, std::equal_to<>> hwcaps;
-  // ld.so.cache: name -> the indexes of its entries, in order, for the cache whose entries are
-  // at `cache_data` (`cache_size` of them); rebuilt for any other
+  // ld.so.cache: name asked for -> the indexes of its entries, in order, for the cache whose
+  // entries are at `cache_data` (`cache_size` of them); emptied for any other
   const facts::LdCacheEntry* cache_data = nullptr;
   std::size_t cache_size = 0;
-  std::unordered_map<std::string_view, std::vector<std::uint32_t>> cache_names;
+  std::unordered_map<std::string, std::vector<std::uint32_t>, StringHash, std::equal_to<>>
+      cache_names;
 };
 
 namespace {
@@ -497,30 +498,36 @@ void LinuxSearch::try_dir(const std::string& dir, FoundVia via, const SourceLabe
   }
 }
 
+// A tree of dependencies asks for a few dozen names, each many times, of a cache of thousands:
+// the entries of each name are found once, when it is first asked for.
 std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const {
   const std::vector<facts::LdCacheEntry>& cache = *m_config.cache;
   std::vector<const facts::LdCacheEntry*> out;
   SearchMemo* memo = m_config.memo.get();
-  if (memo == nullptr) {
-    for (const facts::LdCacheEntry& e : cache) {
-      if (e.name == m_name) {
-        out.push_back(&e);
+  const std::vector<std::uint32_t>* known = nullptr;
+  if (memo != nullptr) {
+    if (memo->cache_data != cache.data() || memo->cache_size != cache.size()) {
+      memo->cache_names.clear();
+      memo->cache_data = cache.data();
+      memo->cache_size = cache.size();
+    }
+    if (const auto it = memo->cache_names.find(std::string_view(m_name));
+        it != memo->cache_names.end()) {
+      known = &it->second;
+    }
+  }
+  std::vector<std::uint32_t> scanned;
+  if (known == nullptr) {
+    for (std::size_t i = 0; i < cache.size(); ++i) {
+      if (cache[i].name == m_name) {
+        scanned.push_back(static_cast<std::uint32_t>(i));
       }
     }
-    return out;
+    known = memo == nullptr ? &scanned
+                            : &memo->cache_names.emplace(m_name, std::move(scanned)).first->second;
   }
-  if (memo->cache_data != cache.data() || memo->cache_size != cache.size()) {
-    memo->cache_names.clear();
-    for (std::size_t i = 0; i < cache.size(); ++i) {
-      memo->cache_names[cache[i].name].push_back(static_cast<std::uint32_t>(i));
-    }
-    memo->cache_data = cache.data();
-    memo->cache_size = cache.size();
-  }
-  if (const auto it = memo->cache_names.find(m_name); it != memo->cache_names.end()) {
-    for (const std::uint32_t i : it->second) {
-      out.push_back(&cache[i]);
-    }
+  for (const std::uint32_t i : *known) {
+    out.push_back(&cache[i]);
   }
   return out;
 }
