@@ -141,13 +141,20 @@ void collect_linker(const platform::SysRoot& root, const CollectOptions&, Facts&
     linker.conf_dirs = Fact<std::vector<std::string>>::unknown("/etc/ld.so.conf does not exist");
   }
 
-  auto data = root.read_file("/etc/ld.so.cache", k_max_ld_so_cache);
+  // Mapped, not read: the parse copies out what it keeps, and a copy of the whole file would
+  // touch as many fresh pages of memory again.
+  auto data = root.map_file("/etc/ld.so.cache");
+  if (data && data->data().size() > k_max_ld_so_cache) {
+    data = tl::unexpected(
+        Error{ErrorCode::too_large,
+              fmt::format("/etc/ld.so.cache: larger than {} bytes", k_max_ld_so_cache)});
+  }
   if (!data) {
     linker.cache = Fact<std::vector<LdCacheEntry>>::unknown(
         data.error().code == ErrorCode::not_found
             ? "/etc/ld.so.cache does not exist (ldconfig never ran in this system)"
             : fmt::format("cannot read /etc/ld.so.cache: {}", data.error().message));
-  } else if (auto records = formats::parse_ld_so_cache(*data)) {
+  } else if (auto records = formats::parse_ld_so_cache(data->data())) {
     std::vector<LdCacheEntry> entries;
     entries.reserve(records->size());
     for (formats::LdCacheRecord& r : *records) {
