@@ -51,14 +51,17 @@ TEST(sysroot_probe, the_loader_depth_reads_what_the_loader_model_reads_and_nothi
   const std::string elf = read_host_file(k_libcudnn);
   t.write("/lib/libcudnn.so.9", elf);
   t.link("libcudnn.so.9", "/lib/libcudnn.so");
-  t.write("/lib/cut.so", elf.substr(0, 100));          // headers cut: parse_elf's problems
+  t.write("/lib/cut.so", elf.substr(0, 100));         // headers cut: parse_elf's problems
   t.write("/lib/script.so", "/* GNU ld script */\n"); // not ELF
   t.write("/lib/empty.so", "");
   const platform::SysRoot root = t.sysroot();
   SysRootProbe everything(root);
   SysRootProbe loader(root, SysRootProbe::Depth::loader);
-  for (const char* path :
-       {"/lib/libcudnn.so", "/lib/libcudnn.so.9", "/lib/cut.so", "/lib/script.so", "/lib/empty.so"}) {
+  for (const char* path : {"/lib/libcudnn.so",
+                           "/lib/libcudnn.so.9",
+                           "/lib/cut.so",
+                           "/lib/script.so",
+                           "/lib/empty.so"}) {
     SCOPED_TRACE(path);
     const loader::PathState full = everything.probe(path);
     const loader::PathState headers = loader.probe(path);

@@ -15,8 +15,8 @@ namespace {
 
 using detail::k_max_string;
 
-constexpr std::size_t k_head = 4096;       // the first read: the ELF header and, mostly, the
-                                           // program headers
+constexpr std::size_t k_head = 4096;          // the first read: the ELF header and, mostly, the
+                                              // program headers
 constexpr std::uint64_t k_string_tail = 4096; // read past the last string offset of a group
 constexpr std::uint64_t k_string_gap = 16384; // offsets closer than this share one read
 
@@ -164,7 +164,8 @@ std::optional<ElfInfo> read_elf_loader_fields(std::uint64_t file_size, const Rea
   }
   constexpr std::uint64_t k_budget_strings = detail::k_max_string_bytes / k_max_string;
   if (shnum + 1 + wanted.size() > k_budget_strings
-      || std::any_of(wanted.begin(), wanted.end(), [&](std::uint64_t i) { return i >= *d.strsz; })) {
+      || std::any_of(
+          wanted.begin(), wanted.end(), [&](std::uint64_t i) { return i >= *d.strsz; })) {
     return std::nullopt;
   }
   auto strings = read_strings(read, strings_at, *d.strsz, std::move(wanted));

@@ -36,6 +36,8 @@ struct ListEntry {
   std::string entry; // as written
   Use use = Use::folder;
   std::string dir; // Use::folder: the expanded, normalised folder
+  // Whether dir/glibc-hwcaps is a directory, as the memo's probe answered; nullopt: not asked
+  mutable std::optional<bool> hwcaps;
 };
 
 // An object's RPATH or RUNPATH, expanded for the object at `origin` with the tokens of a config.
@@ -168,10 +170,15 @@ private:
                   const SourceLabel& source,
                   const std::string& kind);
 
-  // Tries `dir`/name (after the glibc-hwcaps subdirectories of `dir` that exist).
-  void try_dir(const std::string& dir, FoundVia via, const SourceLabel& source);
+  // Tries `dir`/name (after the glibc-hwcaps subdirectories of `dir` that exist); `entry`, the
+  // list entry `dir` comes from (or nullptr), keeps the answer about glibc-hwcaps.
+  void try_dir(const std::string& dir,
+               FoundVia via,
+               const SourceLabel& source,
+               const ListEntry* entry = nullptr);
   void try_file(const std::string& path, FoundVia via, const SourceLabel& source);
-  void skip(FoundVia via, const SourceLabel& source, const std::string& what, std::string why);
+  // Records a step that is no candidate (nothing in a quiet search, which builds no text).
+  void skip(FoundVia via, const SourceLabel& source, const std::string& what, std::string_view why);
   void search_list(const std::vector<std::string>& entries,
                    const std::string& object_path,
                    FoundVia via,
@@ -205,8 +212,9 @@ private:
   const std::vector<ListEntry>& expand_list(const std::vector<std::string>& entries,
                                             const std::string& object_path,
                                             std::vector<ListEntry>& scratch) const;
-  // Whether `dir`/glibc-hwcaps is a directory (the memo keeps the probe's answer).
-  bool has_hwcaps(const std::string& dir);
+  // Whether `dir`/glibc-hwcaps is a directory (the memo, or `entry` from it, keeps the probe's
+  // answer).
+  bool has_hwcaps(const std::string& dir, const ListEntry* entry);
   // Whether `path` was tried before in this search / `real` was met as a loadable candidate
   // before; then records it.
   bool first_try(const std::string& path);
@@ -292,9 +300,9 @@ bool LinuxSearch::first_sighting(const std::string& real) {
 void LinuxSearch::skip(FoundVia via,
                        const SourceLabel& source,
                        const std::string& what,
-                       std::string why) {
+                       std::string_view why) {
   if (!m_quiet) {
-    push(SearchStep{via, source.text(), what, std::move(why), false});
+    push(SearchStep{via, source.text(), what, std::string(why), false});
   }
 }
 
@@ -481,8 +489,11 @@ void LinuxSearch::try_preloaded() {
   }
 }
 
-void LinuxSearch::try_dir(const std::string& dir, FoundVia via, const SourceLabel& source) {
-  if (has_hwcaps(dir)) {
+void LinuxSearch::try_dir(const std::string& dir,
+                          FoundVia via,
+                          const SourceLabel& source,
+                          const ListEntry* entry) {
+  if (has_hwcaps(dir, entry)) {
     const std::string hwcaps = util::join_path(dir, "glibc-hwcaps");
     for (const char* sub : k_hwcaps_x86_64) {
       if (done()) {
@@ -532,20 +543,29 @@ std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const
   return out;
 }
 
-bool LinuxSearch::has_hwcaps(const std::string& dir) {
+bool LinuxSearch::has_hwcaps(const std::string& dir, const ListEntry* entry) {
   SearchMemo* memo = m_config.memo.get();
   const bool memo_fits = memo != nullptr && (memo->probe == nullptr || memo->probe == &m_probe);
+  if (memo_fits && entry != nullptr && entry->hwcaps) {
+    return *entry->hwcaps;
+  }
+  std::optional<bool> is_dir;
   if (memo_fits) {
     if (const auto it = memo->hwcaps.find(std::string_view(dir)); it != memo->hwcaps.end()) {
-      return it->second;
+      is_dir = it->second;
     }
   }
-  const bool is_dir = m_probe.probe(util::join_path(dir, "glibc-hwcaps")).is_dir;
-  if (memo_fits) {
-    memo->probe = &m_probe;
-    memo->hwcaps.emplace(dir, is_dir);
+  if (!is_dir) {
+    is_dir = m_probe.probe(util::join_path(dir, "glibc-hwcaps")).is_dir;
+    if (memo_fits) {
+      memo->probe = &m_probe;
+      memo->hwcaps.emplace(dir, *is_dir);
+    }
   }
-  return is_dir;
+  if (memo_fits && entry != nullptr) {
+    entry->hwcaps = is_dir;
+  }
+  return *is_dir;
 }
 
 // An entry's folder depends only on the entry, the object's path and the config's tokens, so a
@@ -612,7 +632,7 @@ void LinuxSearch::search_list(const std::vector<std::string>& entries,
            "skipped: relative to the process's current directory, which differs per run");
       break;
     case ListEntry::Use::folder:
-      try_dir(e.dir, via, source);
+      try_dir(e.dir, via, source, &e);
       break;
     }
   }
@@ -835,7 +855,21 @@ constexpr NativeElf k_native_elf[] = {
 
 } // namespace
 
+LinuxLoaderConfig linux_config_from(facts::Facts&& facts) {
+  std::optional<std::vector<facts::LdCacheEntry>> cache;
+  if (facts.linker.cache) {
+    cache = std::move(facts.linker.cache.value());
+  }
+  return linux_config_from(facts, std::move(cache));
+}
+
 LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
+  return linux_config_from(facts,
+                           facts.linker.cache ? std::optional(*facts.linker.cache) : std::nullopt);
+}
+
+LinuxLoaderConfig linux_config_from(const facts::Facts& facts,
+                                    std::optional<std::vector<facts::LdCacheEntry>> cache) {
   LinuxLoaderConfig c;
   if (const auto it = facts.environment.find("LD_LIBRARY_PATH"); it != facts.environment.end()) {
     c.ld_library_path = it->second;
@@ -844,9 +878,7 @@ LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
   if (const auto it = facts.environment.find("LD_PRELOAD"); it != facts.environment.end()) {
     c.ld_preload = it->second;
   }
-  if (facts.linker.cache) {
-    c.cache = *facts.linker.cache;
-  }
+  c.cache = std::move(cache);
   c.default_dirs = facts.linker.default_dirs;
   // $LIB is the distribution's library directory name: the multiarch one on Debian-style
   // systems, lib64 elsewhere (glibc's DL_DST_LIB as distributions configure it).

@@ -85,6 +85,12 @@ std::vector<std::string_view> split_preload_list(std::string_view value);
 // Builds the configuration from the facts (environment, ld.so.cache, default directories,
 // architecture).
 LinuxLoaderConfig linux_config_from(const facts::Facts& facts);
+// The same, taking the ld.so.cache entries out of `facts` instead of copying them (thousands of
+// strings), and leaving `facts.linker.cache` without them.
+LinuxLoaderConfig linux_config_from(facts::Facts&& facts);
+// The same with `cache` for the facts' ld.so.cache entries.
+LinuxLoaderConfig linux_config_from(const facts::Facts& facts,
+                                    std::optional<std::vector<facts::LdCacheEntry>> cache);
 
 // Resolves `name` for `chain` (chain[0] asks; empty chain: a program without RPATH or RUNPATH).
 // An object preloaded through LD_PRELOAD whose SONAME (or preload name) is `name` answers first.

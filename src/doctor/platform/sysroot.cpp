@@ -52,8 +52,12 @@ struct SysRoot::ComponentCache {
   std::mutex mutex;
   // Inner path of a directory component -> its link target, or nullopt if it is no link.
   std::unordered_map<std::string, std::optional<std::string>> links;
-  // Inner path of a folder resolved as one -> its canonical inner path.
-  std::unordered_map<std::string, std::string> folders;
+  // Inner path of a folder resolved as one -> its canonical inner path (looked up by view).
+  struct ViewHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::string, ViewHash, std::equal_to<>> folders;
 };
 
 std::string_view to_string(OsFamily os) {
@@ -98,8 +102,7 @@ Expected<std::string> SysRoot::resolve(std::string_view inner) const {
 Expected<std::string> SysRoot::resolve_as(std::string_view inner, bool directory) const {
   if (directory) {
     const std::lock_guard lock(m_components->mutex);
-    if (auto it = m_components->folders.find(std::string(inner));
-        it != m_components->folders.end()) {
+    if (auto it = m_components->folders.find(inner); it != m_components->folders.end()) {
       return it->second;
     }
   }
@@ -267,15 +270,20 @@ Expected<SysRoot::LinkStatus> SysRoot::lstat_resolved(std::string_view inner) co
     }
     return LinkStatus{*st, inner == normal ? normal : std::string()};
   }
-  auto dir = resolve_as(util::parent_path(normal), true);
+  // `normal` is normalised: its folder is what comes before its last '/'.
+  const std::size_t slash = normal.rfind('/');
+  auto dir = resolve_as(
+      slash == 0 ? std::string_view("/") : std::string_view(normal).substr(0, slash), true);
   if (!dir) {
     return tl::unexpected(dir.error());
   }
-  std::string real = util::join_path(*dir, util::file_name(normal));
+  std::string real = util::join_path(*dir, std::string_view(normal).substr(slash + 1));
   // On the live Linux machine the canonical inner path is the host path.
   auto st = m_host_is_inner ? lstat_utf8(real) : lstat_path(host_path(real));
   if (!st) {
-    return make_error(st.error().code, fmt::format("{}: no such file or directory", inner));
+    std::string message(inner); // most searched paths are absent: no format string to parse
+    message += ": no such file or directory";
+    return make_error(st.error().code, std::move(message));
   }
   if (st->kind == FileKind::symlink || inner != normal) {
     real.clear();

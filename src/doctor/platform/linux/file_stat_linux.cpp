@@ -75,7 +75,15 @@ Expected<FileStat> lstat_path(const std::filesystem::path& path) {
 }
 
 Expected<FileStat> lstat_utf8(const std::string& path) {
-  return do_stat(path, false);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    return file_stat_from(st);
+  }
+  if (errno == ENOENT) {
+    return tl::unexpected(Error{ErrorCode::not_found, path});
+  }
+  return tl::unexpected(
+      platform::error_from(std::error_code(errno, std::generic_category()), path));
 }
 
 Expected<FileStat> stat_path(const std::filesystem::path& path) {
