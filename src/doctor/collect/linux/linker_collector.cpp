@@ -154,17 +154,23 @@ void collect_linker(const platform::SysRoot& root, const CollectOptions&, Facts&
         data.error().code == ErrorCode::not_found
             ? "/etc/ld.so.cache does not exist (ldconfig never ran in this system)"
             : fmt::format("cannot read /etc/ld.so.cache: {}", data.error().message));
-  } else if (auto records = formats::parse_ld_so_cache(data->data())) {
-    std::vector<LdCacheEntry> entries;
-    entries.reserve(records->size());
-    for (formats::LdCacheRecord& r : *records) {
-      entries.push_back(LdCacheEntry{std::move(r.name), std::move(r.path), std::move(r.arch)});
-    }
-    linker.cache =
-        Fact<std::vector<LdCacheEntry>>::known(std::move(entries), "file:/etc/ld.so.cache");
   } else {
-    linker.cache = Fact<std::vector<LdCacheEntry>>::unknown(
-        fmt::format("/etc/ld.so.cache is damaged: {}", records.error().message));
+    // Each record straight into the facts: no vector of parsed records in between.
+    std::vector<LdCacheEntry> entries;
+    auto records = formats::visit_ld_so_cache(data->data(), [&](const formats::LdCacheView& r) {
+      if (entries.empty()) {
+        entries.reserve(r.count);
+      }
+      entries.push_back(
+          LdCacheEntry{std::string(r.name), std::string(r.path), formats::ld_cache_arch(r.flags)});
+    });
+    if (records) {
+      linker.cache =
+          Fact<std::vector<LdCacheEntry>>::known(std::move(entries), "file:/etc/ld.so.cache");
+    } else {
+      linker.cache = Fact<std::vector<LdCacheEntry>>::unknown(
+          fmt::format("/etc/ld.so.cache is damaged: {}", records.error().message));
+    }
   }
   linker.default_dirs = default_dirs(root, facts);
 }
