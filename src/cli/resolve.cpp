@@ -165,10 +165,12 @@ int run_resolve(const ResolveOptions& options) {
     if (options.output.format == report::Format::json) {
       throw CommandError{k_exit_usage, "--tree prints text only; drop --format json"};
     }
-    // A tree reads of each library only what ld.so reads (SysRootProbe::Depth::loader).
+    // A tree reads of each library it meets only what ld.so reads (SysRootProbe::Depth::loader);
+    // the file named here is read as every other answer reads a file, so that its verdict
+    // (unreadable, not regular, not ELF, or beyond the doctor's own resources) is theirs.
     TreeWalk& walk = kept_until_exit<TreeWalk>(root, std::move(facts));
     const std::string path = as_inner_path(root, options.name);
-    const loader::PathState st = walk.probe.probe(path);
+    const loader::PathState st = walk.probe.probe_whole(path);
     if (st.exists && st.binary != nullptr && !st.binary->read_error.empty()) {
       // Unreadable is its own answer; out of memory or descriptors is the doctor's failure.
       throw CommandError{st.binary->read_error == "resource" ? k_exit_internal : k_exit_usage,

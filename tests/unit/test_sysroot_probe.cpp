@@ -76,6 +76,10 @@ TEST(sysroot_probe, the_loader_depth_reads_what_the_loader_model_reads_and_nothi
   EXPECT_EQ(read.soname, "libcudnn.so.9");
   EXPECT_FALSE(whole.version_definitions.empty());
   EXPECT_TRUE(read.version_definitions.empty()); // not read at this depth
+  // probe_whole reads a binary it meets first as Depth::everything does.
+  SysRootProbe whole_first(root, SysRootProbe::Depth::loader);
+  EXPECT_EQ(whole_first.probe_whole("/lib/libcudnn.so.9").binary->version_definitions,
+            whole.version_definitions);
   // A damaged file is read as read_binary reads it, problems included.
   EXPECT_EQ(loader.probe("/lib/cut.so").binary->problems,
             everything.probe("/lib/cut.so").binary->problems);

@@ -13,14 +13,14 @@ SysRootProbe::SysRootProbe(const platform::SysRoot& root, Depth depth)
     , m_depth(depth) {}
 
 const facts::BinaryInfo* SysRootProbe::binary(const std::string& real_path) {
-  return binary(real_path, nullptr);
+  return binary(real_path, nullptr, m_depth);
 }
 
-const facts::BinaryInfo* SysRootProbe::binary(const std::string& real_path,
-                                              const platform::FileStat* st) {
+const facts::BinaryInfo*
+SysRootProbe::binary(const std::string& real_path, const platform::FileStat* st, Depth depth) {
   auto it = m_binaries.find(real_path);
   if (it == m_binaries.end()) {
-    facts::BinaryInfo b = m_depth == Depth::loader && st != nullptr
+    facts::BinaryInfo b = depth == Depth::loader && st != nullptr
                               ? read_loader_binary(m_root, real_path, *st)
                               : read_binary(m_root, real_path);
     it = m_binaries.emplace(real_path, std::make_unique<facts::BinaryInfo>(std::move(b))).first;
@@ -29,6 +29,14 @@ const facts::BinaryInfo* SysRootProbe::binary(const std::string& real_path,
 }
 
 loader::PathState SysRootProbe::probe(const std::string& path) {
+  return probe(path, m_depth);
+}
+
+loader::PathState SysRootProbe::probe_whole(const std::string& path) {
+  return probe(path, Depth::everything);
+}
+
+loader::PathState SysRootProbe::probe(const std::string& path, Depth depth) {
   auto it = m_probed.find(path);
   std::optional<platform::FileStat> target; // of a regular file met now: what read_binary reads
   if (it == m_probed.end()) {
@@ -66,7 +74,7 @@ loader::PathState SysRootProbe::probe(const std::string& path) {
   out.kind = p.exists ? p.kind : std::string();
   out.real_path = p.real_path;
   if (p.exists && p.kind == "regular") {
-    out.binary = binary(p.real_path, target ? &*target : nullptr);
+    out.binary = binary(p.real_path, target ? &*target : nullptr, depth);
   }
   return out;
 }

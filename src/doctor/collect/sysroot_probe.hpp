@@ -23,6 +23,8 @@ public:
 
   explicit SysRootProbe(const platform::SysRoot& root, Depth depth = Depth::everything);
   loader::PathState probe(const std::string& path) override;
+  // probe(), reading a binary found there as Depth::everything does whatever the probe's depth.
+  loader::PathState probe_whole(const std::string& path);
 
   // Returns the binary read for canonical `real_path` (reading it if needed), or nullptr.
   const facts::BinaryInfo* binary(const std::string& real_path);
@@ -33,8 +35,10 @@ public:
   std::vector<facts::BinaryInfo> binaries() const;
 
 private:
-  // binary(), for a file whose status is known.
-  const facts::BinaryInfo* binary(const std::string& real_path, const platform::FileStat* st);
+  // binary(), for a file whose status is known, read to `depth`.
+  const facts::BinaryInfo*
+  binary(const std::string& real_path, const platform::FileStat* st, Depth depth);
+  loader::PathState probe(const std::string& path, Depth depth);
 
   const platform::SysRoot& m_root;
   Depth m_depth;
