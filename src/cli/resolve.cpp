@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -87,6 +88,32 @@ std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config
   return out;
 }
 
+// What a --tree walk builds: the loader's settings with the thousands of ld.so.cache entries,
+// every library's headers, the resolutions of every entry.
+struct TreeWalk {
+  TreeWalk(const platform::SysRoot& root, facts::Facts&& walk_facts)
+      : facts(std::move(walk_facts))
+      , config(loader::linux_config_from(std::move(facts)))
+      , probe(root, collect::SysRootProbe::Depth::loader) {}
+
+  facts::Facts facts; // without its ld.so.cache entries, which `config` took
+  loader::LinuxLoaderConfig config;
+  collect::SysRootProbe probe;
+  report::ResolveTree tree;
+  std::set<std::string> seen;
+};
+
+// Makes a T that is never destroyed: the command ends the process, and freeing tens of thousands
+// of strings and nodes one by one would cost a tenth of a tree's run (compilers leave their trees
+// to the exit in the same way, e.g. clang's -disable-free). It stays reachable from a static, so
+// leak checkers do not count it.
+template<typename T, typename... Args>
+T& kept_until_exit(Args&&... args) {
+  static auto* kept = new std::vector<std::unique_ptr<T>>();
+  kept->push_back(std::make_unique<T>(std::forward<Args>(args)...));
+  return *kept->back();
+}
+
 } // namespace
 
 int run_resolve(const ResolveOptions& options) {
@@ -133,14 +160,17 @@ int run_resolve(const ResolveOptions& options) {
     copts.only.insert(copts.only.end(), {"python", "cuda", "cudnn"});
   }
   facts::Facts facts = collect::collect(root, copts);
-  collect::SysRootProbe probe(root);
 
   if (options.tree) {
     if (options.output.format == report::Format::json) {
       throw CommandError{k_exit_usage, "--tree prints text only; drop --format json"};
     }
+    // A tree reads of each library it meets only what ld.so reads (SysRootProbe::Depth::loader);
+    // the file named here is read as every other answer reads a file, so that its verdict
+    // (unreadable, not regular, not ELF, or beyond the doctor's own resources) is theirs.
+    TreeWalk& walk = kept_until_exit<TreeWalk>(root, std::move(facts));
     const std::string path = as_inner_path(root, options.name);
-    const loader::PathState st = probe.probe(path);
+    const loader::PathState st = walk.probe.probe_whole(path);
     if (st.exists && st.binary != nullptr && !st.binary->read_error.empty()) {
       // Unreadable is its own answer; out of memory or descriptors is the doctor's failure.
       throw CommandError{st.binary->read_error == "resource" ? k_exit_internal : k_exit_usage,
@@ -155,19 +185,14 @@ int run_resolve(const ResolveOptions& options) {
     if (!st.exists || st.binary == nullptr || st.binary->format != "elf") {
       throw CommandError{k_exit_usage, fmt::format("--tree {}: not an ELF file", options.name)};
     }
-    report::ResolveTree tree;
+    report::ResolveTree& tree = walk.tree;
     tree.path = path;
     tree.soname = st.binary->soname;
-    std::set<std::string> seen{st.real_path};
+    walk.seen.insert(st.real_path);
     bool all_found = true;
     std::string undetermined;
-    tree.needed = walk_tree(loader::linux_config_from(facts),
-                            probe,
-                            {{path, st.binary}},
-                            seen,
-                            1,
-                            all_found,
-                            undetermined);
+    tree.needed = walk_tree(
+        walk.config, walk.probe, {{path, st.binary}}, walk.seen, 1, all_found, undetermined);
     write_output("", report::render_resolve_tree(tree));
     if (!undetermined.empty()) {
       throw CommandError{k_exit_internal, fmt::format("cannot tell: {}", undetermined)};
@@ -175,6 +200,7 @@ int run_resolve(const ResolveOptions& options) {
     return all_found ? k_exit_ok : k_exit_findings;
   }
 
+  collect::SysRootProbe probe(root);
   std::vector<loader::LoadStep> steps;
   std::string title;
   if (!options.python.empty()) {

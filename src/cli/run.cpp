@@ -3,6 +3,7 @@
 
 #include "command_table.hpp"
 #include "commands.hpp"
+#include "resolve.hpp"
 
 #include <doctor/platform/standard_output.hpp>
 #include <doctor/platform/terminal.hpp>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -45,6 +47,38 @@ std::vector<std::string> with_default_command(int argc, char** argv) {
   return args;
 }
 
+// `resolve [--tree] [--no-nvml] NAME`, in any order and with nothing else: the line scripts and
+// benchmarks run most, read without CLI11, whose declaring of the command's options costs a
+// quarter of a small tree's run. Anything else (any other option or value, --help, "--", a NAME
+// that is empty, begins with '-' or names a command, a word twice) is left to CLI11, which reads
+// these lines to the same options and gives every usage error.
+std::optional<ResolveOptions> plain_resolve(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] != "resolve") {
+    return std::nullopt;
+  }
+  const auto commands = all_commands();
+  ResolveOptions options;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--tree" && !options.tree) {
+      options.tree = true;
+    } else if (a == "--no-nvml" && !options.target.no_nvml) {
+      options.target.no_nvml = true;
+    } else if (!a.empty() && a.front() != '-' && options.name.empty()
+               && std::none_of(commands.begin(), commands.end(), [&](const Command& c) {
+                    return c.name == a;
+                  })) {
+      options.name = a;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (options.name.empty()) {
+    return std::nullopt;
+  }
+  return options;
+}
+
 // CLI11's answer to --help, --version or a usage error, written as the commands write (a Windows
 // console gets it as characters; platform/standard_output.hpp), not through std::cout. Throws
 // CommandError if the help or version text could not be written (`--help > /dev/full`).
@@ -64,6 +98,10 @@ int exit_with(const CLI::App& app, const CLI::Error& e) {
 }
 
 int parse_and_run(int argc, char** argv) {
+  std::vector<std::string> args = with_default_command(argc, argv);
+  if (const auto plain = plain_resolve(args)) {
+    return run_resolve(*plain);
+  }
   CLI::App app{std::string(k_program_summary), "cudnn-doctor"};
   app.footer(std::string(k_program_footer));
   app.set_version_flag("--version", std::string("cudnn-doctor ") + DOCTOR_VERSION);
@@ -72,7 +110,6 @@ int parse_and_run(int argc, char** argv) {
   // Each row's subcommand. Only the command the line names gets its options and its run
   // function: declaring every command's options costs each run a tenth of the start-up floor, and
   // the others are needed only for their names and summaries (the top-level --help).
-  std::vector<std::string> args = with_default_command(argc, argv);
   std::vector<std::pair<const CLI::App*, std::function<int()>>> commands;
   for (const Command& row : all_commands()) {
     CLI::App* cmd = app.add_subcommand(std::string(row.name), std::string(row.summary));

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -18,6 +20,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)m;
   }
   auto info = doctor::formats::parse_elf(bytes);
+  // The loader's few positioned reads give parse_elf's values in the fields they fill, or nothing.
+  const auto loader = doctor::formats::read_elf_loader_fields(
+      bytes.size(), [&](std::uint64_t offset, std::size_t length, std::string& out) {
+        out = offset < bytes.size() ? std::string(bytes.substr(offset, length)) : std::string();
+        return true;
+      });
+  if (loader
+      && (!info || loader->elf_class != info->elf_class || loader->big_endian != info->big_endian
+          || loader->machine != info->machine || loader->machine_name != info->machine_name
+          || loader->type != info->type || loader->soname != info->soname
+          || loader->needed != info->needed || loader->rpath != info->rpath
+          || loader->runpath != info->runpath || loader->flags != info->flags
+          || loader->flags_1 != info->flags_1)) {
+    std::abort();
+  }
   if (!info) {
     volatile std::size_t n = info.error().message.size();
     (void)n;

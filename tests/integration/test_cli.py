@@ -200,3 +200,26 @@ def a_first_word_that_names_no_command_is_an_argument_of_check():
 
 if __name__ == "__main__":
     h.main()
+
+
+@test
+def plain_resolve_lines_read_as_cli11_reads_them():
+    """`resolve [--tree] [--no-nvml] NAME` is read without CLI11 (run.cpp); "--" before NAME
+    sends the same line through CLI11. Both must give the same output and exit status."""
+    lib = os.path.realpath("/bin/sh")  # an ELF program on every Linux machine
+    lines = [["resolve", "--tree", lib], ["resolve", "--no-nvml", "--tree", lib],
+             ["resolve", "libc.so.6"], ["resolve", "--tree", "/nonexistent/libx.so"],
+             ["resolve", "libnot-there.so.1", "--no-nvml"]]
+    for args in lines:
+        plain = run(args)
+        through_cli11 = run(args[:-1] + ["--", args[-1]] if not args[-1].startswith("-") else args)
+        expect((plain.code, plain.out, plain.err) == (through_cli11.code, through_cli11.out,
+                                                      through_cli11.err),
+               f"{args}: {plain.code} {plain.err!r} vs {through_cli11.code} {through_cli11.err!r}")
+    # Not plain, so read by CLI11: a repeated flag (which CLI11 takes), a NAME that names a command
+    # (which CLI11 takes as the NAME).
+    once = run(["resolve", "--tree", lib])
+    twice = run(["resolve", "--tree", "--tree", lib])
+    expect((twice.code, twice.out) == (once.code, once.out), (twice.code, twice.err))
+    named = run(["resolve", "--tree", "check"])
+    expect(named.code == 2 and "--tree check: not an ELF file" in named.err, (named.code, named.err))

@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -1047,9 +1048,9 @@ TEST(elf, reports_a_dynamic_section_cut_by_the_end_of_the_file) {
   EXPECT_TRUE(info->needed.empty()); // no string table to read them from
 }
 
-TEST(elf, mutated_images_never_read_outside_the_view) {
-  // A small deterministic fuzz run in every build: each view ends at an inaccessible page.
-  std::mt19937 rng(12345);
+// The seeds of the mutation runs: the full image in both classes and byte orders, with its
+// section headers and without them (with .dynstr far away, as in libcudnn_graph).
+std::vector<std::string> mutation_seeds() {
   std::vector<std::string> seeds;
   for (const bool is64 : {true, false}) {
     for (const bool big : {false, true}) {
@@ -1062,27 +1063,39 @@ TEST(elf, mutated_images_never_read_outside_the_view) {
       seeds.push_back(build(spec).bytes);
     }
   }
+  return seeds;
+}
+
+// Makes 1 to `max_edits` random edits to `bytes`: a random byte, 0xff, a flipped bit, or a cut.
+void mutate(std::string& bytes, std::mt19937& rng, unsigned max_edits) {
+  const unsigned edits = 1 + static_cast<unsigned>(rng() % max_edits);
+  for (unsigned k = 0; k < edits; ++k) {
+    const std::size_t at = rng() % bytes.size();
+    switch (rng() % 4) {
+    case 0:
+      bytes[at] = static_cast<char>(rng());
+      break;
+    case 1:
+      bytes[at] = static_cast<char>(0xff);
+      break;
+    case 2:
+      bytes[at] ^= static_cast<char>(1U << (rng() % 8));
+      break;
+    default:
+      bytes.resize(std::max<std::size_t>(at, 16));
+      break;
+    }
+  }
+}
+
+TEST(elf, mutated_images_never_read_outside_the_view) {
+  // A small deterministic fuzz run in every build: each view ends at an inaccessible page.
+  std::mt19937 rng(12345);
+  const std::vector<std::string> seeds = mutation_seeds();
   int parsed = 0;
   for (int round = 0; round < 3000; ++round) {
     std::string bytes = seeds[static_cast<std::size_t>(round) % seeds.size()];
-    const int edits = 1 + static_cast<int>(rng() % 8);
-    for (int k = 0; k < edits; ++k) {
-      const std::size_t at = rng() % bytes.size();
-      switch (rng() % 4) {
-      case 0:
-        bytes[at] = static_cast<char>(rng());
-        break;
-      case 1:
-        bytes[at] = static_cast<char>(0xff);
-        break;
-      case 2:
-        bytes[at] ^= static_cast<char>(1U << (rng() % 8));
-        break;
-      default:
-        bytes.resize(std::max<std::size_t>(at, 16));
-        break;
-      }
-    }
+    mutate(bytes, rng, 8);
     const GuardedView view(bytes);
     const auto info = parse_elf(view.view());
     parsed += info ? 1 : 0;
@@ -1399,6 +1412,167 @@ TEST(elf, real_libcudnn_graph_in_a_500_mb_view_touches_only_the_pages_it_needs) 
   EXPECT_EQ(info->soname, "libcudnn_graph.so.9");
   EXPECT_EQ(info->build_id, parse_file(path).build_id);
   EXPECT_TRUE(info->problems.empty()) << problems_of(*info);
+}
+
+// ---------------------------------------------------------------------------------------------
+// read_elf_loader_fields: the few reads ld.so makes give exactly what parse_elf gives in the
+// fields they fill, or nothing (then parse_elf is the answer).
+
+// The loader read of `bytes` through positioned reads of it; counts them in `reads`.
+std::optional<ElfInfo> loader_fields(std::string_view bytes, int* reads = nullptr) {
+  return formats::read_elf_loader_fields(
+      bytes.size(), [&](std::uint64_t offset, std::size_t size, std::string& out) {
+        if (reads != nullptr) {
+          ++*reads;
+        }
+        out = offset < bytes.size() ? std::string(bytes.substr(offset, size)) : std::string();
+        return true;
+      });
+}
+
+// Whether the loader read of `bytes` gives nothing or exactly parse_elf's loader fields.
+::testing::AssertionResult agrees_with_parse_elf(std::string_view bytes) {
+  const auto fast = loader_fields(bytes);
+  if (!fast) {
+    return ::testing::AssertionSuccess() << "no answer";
+  }
+  const auto full = parse_elf(bytes);
+  if (!full) {
+    return ::testing::AssertionFailure() << "parse_elf refuses it: " << full.error().message;
+  }
+  const auto fields = [](const ElfInfo& i) {
+    return std::make_tuple(i.elf_class,
+                           i.big_endian,
+                           i.machine,
+                           i.machine_name,
+                           i.type,
+                           i.soname,
+                           i.needed,
+                           i.rpath,
+                           i.runpath,
+                           i.flags,
+                           i.flags_1);
+  };
+  if (fields(*fast) != fields(*full)) {
+    return ::testing::AssertionFailure()
+           << "loader read: " << fast->soname << " "
+           << fmt::format("{}", fmt::join(fast->needed, ",")) << "; parse_elf: " << full->soname
+           << " " << fmt::format("{}", fmt::join(full->needed, ",")) << "\n"
+           << problems_of(*full);
+  }
+  return ::testing::AssertionSuccess() << "agrees";
+}
+
+TEST(elf_loader, reads_every_loader_field_in_both_classes_and_byte_orders) {
+  for (const bool is64 : {true, false}) {
+    for (const bool big : {false, true}) {
+      for (const bool far : {false, true}) {
+        SCOPED_TRACE(fmt::format("{}-bit {}{}",
+                                 is64 ? 64 : 32,
+                                 big ? "big endian" : "little endian",
+                                 far ? ", far .dynstr, no sections" : ""));
+        Spec spec = full_spec();
+        spec.is64 = is64;
+        spec.big = big;
+        spec.machine = big ? 21 : (is64 ? 62 : 3);
+        spec.far_dynstr = far;
+        spec.sections = !far;
+        const Image img = build(spec);
+        const auto info = loader_fields(img.bytes);
+        ASSERT_TRUE(info);
+        EXPECT_EQ(info->needed, spec.needed);
+        EXPECT_EQ(info->soname, spec.soname);
+        EXPECT_EQ(info->nodeflib(), (spec.flags_1 & k_df_1_nodeflib) != 0);
+        EXPECT_TRUE(info->version_definitions.empty()); // not read
+        EXPECT_TRUE(agrees_with_parse_elf(img.bytes));
+      }
+    }
+  }
+}
+
+TEST(elf_loader, leaves_every_file_parse_elf_reads_another_way_to_parse_elf) {
+  Spec spec = full_spec();
+  spec.far_dynstr = true;
+  {
+    Spec none = spec;
+    none.phdrs = false; // the dynamic section through the section headers
+    EXPECT_FALSE(loader_fields(build(none).bytes));
+  }
+  {
+    Image img = build(spec);
+    img.word(32, 0x7fff0000); // e_phoff outside the file
+    EXPECT_FALSE(loader_fields(img.bytes));
+  }
+  {
+    Image img = build(spec);
+    img.put(img.at.at("phdrs") + 56 + 16, 0x10000000, 8); // DT_STRTAB in no PT_LOAD
+    EXPECT_FALSE(loader_fields(img.bytes));
+  }
+  {
+    Image img = build(spec);
+    img.put(img.dynamic_value(k_dt_strsz), 4, 8); // DT_NEEDED strings outside the table
+    EXPECT_FALSE(loader_fields(img.bytes));
+  }
+  {
+    Spec extended = full_spec();
+    extended.extended_numbers = true;
+    EXPECT_FALSE(loader_fields(build(extended).bytes));
+  }
+  {
+    const Image img = build(spec);
+    EXPECT_FALSE(loader_fields(img.bytes.substr(0, img.at.at("dynamic") + 3 * 16 + 8)));
+    EXPECT_FALSE(loader_fields(img.bytes.substr(0, 40)));
+    EXPECT_FALSE(loader_fields("not an ELF file at all, but long enough for a header........"));
+  }
+}
+
+TEST(elf_loader, mutated_images_agree_with_parse_elf_or_give_nothing) {
+  std::mt19937 rng(54321);
+  const std::vector<std::string> seeds = mutation_seeds();
+  int answered = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string bytes = seeds[static_cast<std::size_t>(round) % seeds.size()];
+    mutate(bytes, rng, 4);
+    ASSERT_TRUE(agrees_with_parse_elf(bytes)) << "round " << round;
+    answered += loader_fields(bytes) ? 1 : 0;
+  }
+  EXPECT_GT(answered, 500);
+}
+
+TEST(elf_loader, real_cudnn_libraries_in_a_few_reads) {
+  int files = 0;
+  for (const char* name : {"libcudnn.so.9", "libcudnn_graph.so.9", "libcudnn_ops.so.9"}) {
+    const auto path = k_cuda_lib / name;
+    if (!std::filesystem::is_regular_file(path)) {
+      continue;
+    }
+    SCOPED_TRACE(name);
+    const std::string bytes = read_file(path);
+    int reads = 0;
+    const auto info = loader_fields(bytes, &reads);
+    ASSERT_TRUE(info);
+    EXPECT_EQ(info->soname, name);
+    EXPECT_LE(reads, 5);
+    EXPECT_TRUE(agrees_with_parse_elf(bytes));
+    ++files;
+  }
+  if (files == 0) {
+    GTEST_SKIP() << "cuDNN 9 is not installed under " << k_cuda_lib;
+  }
+}
+
+TEST(elf_loader, truncated_gcc_library_agrees_with_parse_elf_at_every_cut) {
+  REQUIRE_GCC_FIXTURES();
+  const std::string bytes = read_file(gcc_fixtures().with_runpath);
+  int answered = 0;
+  for (std::size_t cut = 0; cut <= bytes.size();
+       cut += std::max<std::size_t>(1, bytes.size() / 512)) {
+    ASSERT_TRUE(agrees_with_parse_elf(std::string_view(bytes).substr(0, cut))) << cut;
+    answered += loader_fields(std::string_view(bytes).substr(0, cut)) ? 1 : 0;
+  }
+  EXPECT_TRUE(agrees_with_parse_elf(bytes));
+  EXPECT_TRUE(loader_fields(bytes));
+  EXPECT_GT(answered, 0);
 }
 
 } // namespace

@@ -227,6 +227,37 @@ TEST(ld_so_cache, records_keep_cache_order) {
   expect_libs(*r, libs);
 }
 
+TEST(ld_so_cache, the_visitor_sees_each_record_in_order_with_the_count) {
+  for (const std::string& data :
+       {CacheWriter(true).new_format(k_libs), CacheWriter().old_format(k_libs)}) {
+    const auto parsed = parse_ld_so_cache(data);
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    std::vector<formats::LdCacheView> seen;
+    const auto visited =
+        formats::visit_ld_so_cache(data, [&](const formats::LdCacheView& v) { seen.push_back(v); });
+    ASSERT_TRUE(visited) << visited.error().message;
+    ASSERT_EQ(*visited, parsed->size());
+    ASSERT_EQ(seen.size(), parsed->size());
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+      EXPECT_EQ(seen[i].name, (*parsed)[i].name);
+      EXPECT_EQ(seen[i].path, (*parsed)[i].path);
+      EXPECT_EQ(seen[i].flags, (*parsed)[i].flags);
+      EXPECT_EQ(seen[i].hwcap, (*parsed)[i].hwcap);
+      EXPECT_EQ(seen[i].count, parsed->size());
+    }
+  }
+  // A record at fault ends the visit with parse_ld_so_cache's error, after the ones before it.
+  const CacheWriter w;
+  std::string bad = w.new_format(k_libs);
+  w.patch_u32(bad, 48 + 24 * 2 + 4, 0xFFFFFFF0U); // entry 2's key
+  std::size_t before = 0;
+  const auto visited =
+      formats::visit_ld_so_cache(bad, [&](const formats::LdCacheView&) { ++before; });
+  ASSERT_FALSE(visited);
+  EXPECT_EQ(visited.error().message, parse_ld_so_cache(bad).error().message);
+  EXPECT_EQ(before, 2U);
+}
+
 TEST(ld_so_cache, empty_or_no_magic_is_a_parse_error) {
   expect_parse_error("", "empty");
   expect_parse_error("garbage that is long enough to be a header, but is not one at all", "junk");

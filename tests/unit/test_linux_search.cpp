@@ -621,7 +621,7 @@ TEST(linux_search, ld_library_path_part_is_folded_and_shared_between_callers) {
   auto& a = fs.file("/opt/c0/libcudnn.so.9");
   auto& b = fs.file("/opt/c1/libcudnn.so.9");
   loader::LinuxLoaderConfig c = config(list);
-  c.memo = loader::make_ld_library_path_memo();
+  c.memo = loader::make_search_memo();
   const auto first = loader::resolve_linux("libcudnn_ops.so.9", {{a.path, &a}}, c, fs);
   ASSERT_TRUE(first.chosen);
   EXPECT_EQ(first.chosen->path, "/opt/good/libcudnn_ops.so.9");

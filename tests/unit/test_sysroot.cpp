@@ -367,6 +367,47 @@ TEST(sysroot, lstat_follows_links_in_the_directory_part) {
   EXPECT_EQ(t.sysroot().read_link("/usr/local/cuda/lib/libcudart.so.13"), "libcudart.so.13.0.48");
 }
 
+TEST(sysroot, lstat_resolved_names_the_real_path_of_anything_but_a_link) {
+  Tree t;
+  t.write("/opt/cuda/lib/libcudart.so.13.0.48", "x");
+  t.link("libcudart.so.13.0.48", "/opt/cuda/lib/libcudart.so.13");
+  t.link("/opt/cuda", "/usr/local/cuda");
+  const SysRoot s = t.sysroot();
+  for (const char* file : {"/usr/local/cuda/lib/libcudart.so.13.0.48", "/usr/local/cuda/lib"}) {
+    SCOPED_TRACE(file);
+    auto l = s.lstat_resolved(file);
+    ASSERT_TRUE(l);
+    EXPECT_EQ(l->stat.kind, s.lstat(file)->kind);
+    EXPECT_EQ(l->real_path, s.resolve(file).value());
+  }
+  // A link's own target is not looked at; neither is a path that is not normalised.
+  auto link = s.lstat_resolved("/usr/local/cuda/lib/libcudart.so.13");
+  ASSERT_TRUE(link);
+  EXPECT_EQ(link->stat.kind, platform::FileKind::symlink);
+  EXPECT_EQ(link->real_path, "");
+  auto dotted = s.lstat_resolved("/usr/local/cuda/lib/../lib/libcudart.so.13.0.48");
+  ASSERT_TRUE(dotted);
+  EXPECT_EQ(dotted->real_path, "");
+  EXPECT_EQ(s.lstat_resolved("/").value().real_path, "/");
+  auto missing = s.lstat_resolved("/usr/local/cuda/lib/absent");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ErrorCode::not_found);
+}
+
+TEST(sysroot, a_folder_resolved_once_answers_again_without_looking) {
+  Tree t;
+  t.write("/opt/a/lib/x", "");
+  t.link("/opt/a", "/usr/local/a");
+  const SysRoot s = t.sysroot();
+  ASSERT_EQ(s.lstat_resolved("/usr/local/a/lib/x").value().real_path, "/opt/a/lib/x");
+  // The folder's answer is kept (resolve() would give the same from the components it keeps),
+  // while the last component is looked at afresh.
+  fs::remove(t.root / "opt/a/lib/x");
+  EXPECT_FALSE(s.lstat_resolved("/usr/local/a/lib/x"));
+  t.write("/opt/a/lib/y", "");
+  EXPECT_EQ(s.lstat_resolved("/usr/local/a/lib/y").value().real_path, "/opt/a/lib/y");
+}
+
 TEST(sysroot, lstat_of_root_is_the_root_directory) {
   Tree t;
   auto st = t.sysroot().lstat("/");

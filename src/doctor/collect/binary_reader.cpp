@@ -2,6 +2,7 @@
 #include <doctor/collect/binary_reader.hpp>
 #include <doctor/formats/elf.hpp>
 #include <doctor/formats/pe.hpp>
+#include <doctor/platform/input_file.hpp>
 #include <doctor/platform/mapped_file.hpp>
 #include <doctor/platform/positioned_file.hpp>
 
@@ -12,6 +13,13 @@ namespace doctor::collect {
 using namespace facts; // the collectors fill in the facts model
 
 namespace {
+
+void set_status(const platform::FileStat& st, BinaryInfo& out) {
+  out.size = st.size;
+  out.mode = fmt::format("{:04o}", st.mode & 07777U);
+  out.uid = st.uid;
+  out.gid = st.gid;
+}
 
 void from_elf(const formats::ElfInfo& elf, BinaryInfo& out) {
   out.format = "elf";
@@ -52,10 +60,7 @@ BinaryInfo read_binary(const platform::SysRoot& root, const std::string& real_pa
   out.path = real_path;
   out.format = "unknown";
   if (auto st = root.stat(real_path)) {
-    out.size = st->size;
-    out.mode = fmt::format("{:04o}", st->mode & 07777U);
-    out.uid = st->uid;
-    out.gid = st->gid;
+    set_status(*st, out);
   }
   auto mapped = root.map_file(real_path);
   if (!mapped) {
@@ -98,6 +103,30 @@ BinaryInfo read_binary(const platform::SysRoot& root, const std::string& real_pa
           ? "a Git LFS pointer, not the library (the download fetched the pointer)"
       : head.starts_with("<") ? "text (HTML or XML), not a library: a failed download?"
                               : "neither ELF nor PE");
+  return out;
+}
+
+BinaryInfo read_loader_binary(const platform::SysRoot& root,
+                              const std::string& real_path,
+                              const platform::FileStat& st) {
+  auto file = platform::InputFile::open(root.host_path(real_path));
+  std::optional<formats::ElfInfo> elf;
+  if (file) {
+    const auto read_at = [&](std::uint64_t offset, std::size_t size, std::string& out) {
+      out.resize(size);
+      auto n = file->read_at(offset, out.data(), size);
+      out.resize(n ? *n : 0);
+      return n.has_value();
+    };
+    elf = formats::read_elf_loader_fields(file->stat().size, read_at);
+  }
+  if (!elf) {
+    return read_binary(root, real_path);
+  }
+  BinaryInfo out;
+  out.path = real_path;
+  set_status(st, out);
+  from_elf(*elf, out);
   return out;
 }
 

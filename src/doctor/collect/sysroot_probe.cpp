@@ -4,40 +4,64 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace doctor::collect {
 
-SysRootProbe::SysRootProbe(const platform::SysRoot& root)
-    : m_root(root) {}
+SysRootProbe::SysRootProbe(const platform::SysRoot& root, Depth depth)
+    : m_root(root)
+    , m_depth(depth) {}
 
 const facts::BinaryInfo* SysRootProbe::binary(const std::string& real_path) {
+  return binary(real_path, nullptr, m_depth);
+}
+
+const facts::BinaryInfo*
+SysRootProbe::binary(const std::string& real_path, const platform::FileStat* st, Depth depth) {
   auto it = m_binaries.find(real_path);
   if (it == m_binaries.end()) {
-    it = m_binaries
-             .emplace(real_path,
-                      std::make_unique<facts::BinaryInfo>(collect::read_binary(m_root, real_path)))
-             .first;
+    facts::BinaryInfo b = depth == Depth::loader && st != nullptr
+                              ? read_loader_binary(m_root, real_path, *st)
+                              : read_binary(m_root, real_path);
+    it = m_binaries.emplace(real_path, std::make_unique<facts::BinaryInfo>(std::move(b))).first;
   }
   return it->second.get();
 }
 
 loader::PathState SysRootProbe::probe(const std::string& path) {
+  return probe(path, m_depth);
+}
+
+loader::PathState SysRootProbe::probe_whole(const std::string& path) {
+  return probe(path, Depth::everything);
+}
+
+loader::PathState SysRootProbe::probe(const std::string& path, Depth depth) {
   auto it = m_probed.find(path);
+  std::optional<platform::FileStat> target; // of a regular file met now: what read_binary reads
   if (it == m_probed.end()) {
     facts::ProbedPath p;
     p.path = path;
-    auto lst = m_root.lstat(path);
+    auto lst = m_root.lstat_resolved(path);
     if (lst) {
-      p.kind = std::string(platform::to_string(lst->kind));
-      if (auto real = m_root.resolve(path)) {
+      p.kind = std::string(platform::to_string(lst->stat.kind));
+      // lstat_resolved() names the real path of anything but a link; a link's is resolved.
+      auto real = lst->real_path.empty() ? m_root.resolve(path)
+                                         : Expected<std::string>(std::move(lst->real_path));
+      if (real) {
         p.real_path = *real;
         // Only a link needs a second look, at the file it leads to (whose folder resolve() has
         // just seen): for anything else, what lstat saw is what stat sees.
-        if (auto st = lst->kind == platform::FileKind::symlink ? m_root.lstat(*real) : lst) {
+        auto st = lst->stat.kind == platform::FileKind::symlink
+                      ? m_root.lstat(*real)
+                      : Expected<platform::FileStat>(lst->stat);
+        if (st) {
           p.exists = true;
           p.kind = std::string(platform::to_string(st->kind));
           p.mode = fmt::format("{:04o}", st->mode & 07777U);
           p.uid = st->uid;
           p.gid = st->gid;
+          target = *st;
         }
       }
     }
@@ -50,7 +74,7 @@ loader::PathState SysRootProbe::probe(const std::string& path) {
   out.kind = p.exists ? p.kind : std::string();
   out.real_path = p.real_path;
   if (p.exists && p.kind == "regular") {
-    out.binary = binary(p.real_path);
+    out.binary = binary(p.real_path, target ? &*target : nullptr, depth);
   }
   return out;
 }
@@ -61,6 +85,9 @@ std::vector<facts::ProbedPath> SysRootProbe::probed() const {
   for (const auto& [path, p] : m_probed) {
     out.push_back(p);
   }
+  std::sort(out.begin(), out.end(), [](const facts::ProbedPath& a, const facts::ProbedPath& b) {
+    return a.path < b.path;
+  });
   return out;
 }
 
@@ -70,6 +97,9 @@ std::vector<facts::BinaryInfo> SysRootProbe::binaries() const {
   for (const auto& [path, b] : m_binaries) {
     out.push_back(*b);
   }
+  std::sort(out.begin(), out.end(), [](const facts::BinaryInfo& a, const facts::BinaryInfo& b) {
+    return a.path < b.path;
+  });
   return out;
 }
 

@@ -5,9 +5,9 @@
 #include <doctor/model/facts.hpp>
 #include <doctor/platform/sysroot.hpp>
 
-#include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace doctor::collect {
@@ -16,8 +16,15 @@ namespace doctor::collect {
 // and records every look so that the snapshot can answer the same questions later.
 class SysRootProbe final : public loader::FileProbe {
 public:
-  explicit SysRootProbe(const platform::SysRoot& root);
+  // How much of each binary found is read: everything read_binary() reads (what a snapshot
+  // records), or only what the Linux loader model reads (read_loader_binary(): a tree of
+  // dependencies, which records nothing).
+  enum class Depth { everything, loader };
+
+  explicit SysRootProbe(const platform::SysRoot& root, Depth depth = Depth::everything);
   loader::PathState probe(const std::string& path) override;
+  // probe(), reading a binary found there as Depth::everything does whatever the probe's depth.
+  loader::PathState probe_whole(const std::string& path);
 
   // Returns the binary read for canonical `real_path` (reading it if needed), or nullptr.
   const facts::BinaryInfo* binary(const std::string& real_path);
@@ -28,9 +35,15 @@ public:
   std::vector<facts::BinaryInfo> binaries() const;
 
 private:
+  // binary(), for a file whose status is known, read to `depth`.
+  const facts::BinaryInfo*
+  binary(const std::string& real_path, const platform::FileStat* st, Depth depth);
+  loader::PathState probe(const std::string& path, Depth depth);
+
   const platform::SysRoot& m_root;
-  std::map<std::string, facts::ProbedPath> m_probed;
-  std::map<std::string, std::unique_ptr<facts::BinaryInfo>> m_binaries;
+  Depth m_depth;
+  std::unordered_map<std::string, facts::ProbedPath> m_probed;
+  std::unordered_map<std::string, std::unique_ptr<facts::BinaryInfo>> m_binaries;
 };
 
 } // namespace doctor::collect

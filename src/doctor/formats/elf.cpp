@@ -24,8 +24,6 @@ constexpr unsigned k_class_64 = 2;
 constexpr unsigned k_data_lsb = 1;
 constexpr unsigned k_data_msb = 2;
 
-constexpr std::uint64_t k_pt_load = 1;
-constexpr std::uint64_t k_pt_dynamic = 2;
 constexpr std::uint64_t k_pt_interp = 3;
 
 constexpr std::uint64_t k_sht_null = 0;
@@ -385,31 +383,48 @@ std::optional<ElfDynamicEntries> ElfReader::read_dynamic_entries() {
     count = k_max_dynamic;
   }
   ElfDynamicEntries d;
-  bool terminated = false;
-  for (std::uint64_t i = 0; i < count && !terminated; ++i) {
-    const std::uint64_t at = where->first + i * entsize;
-    if (!has(at, entsize)) {
-      problem("dynamic section is cut at entry {} of {}", i, count);
-      return d;
+  const DynamicScan scan =
+      scan_dynamic(m_bytes, where->first, count, m_is64, d, m_info.flags, m_info.flags_1);
+  if (scan.cut) {
+    problem("dynamic section is cut at entry {} of {}", scan.entries, count);
+    return d;
+  }
+  if (!scan.terminated && count == where->second / entsize) {
+    problem("dynamic section of {} entries has no DT_NULL terminator", count);
+  }
+  return d;
+}
+
+DynamicScan scan_dynamic(const ByteReader& bytes,
+                         std::uint64_t offset,
+                         std::uint64_t count,
+                         bool is64,
+                         ElfDynamicEntries& d,
+                         std::uint64_t& flags,
+                         std::uint64_t& flags_1) {
+  const std::uint64_t entsize = is64 ? 16 : 8;
+  DynamicScan scan;
+  for (; scan.entries < count && !scan.terminated; ++scan.entries) {
+    const std::uint64_t at = offset + scan.entries * entsize;
+    if (!bytes.has(at, entsize)) {
+      scan.cut = true;
+      return scan;
     }
-    const std::uint64_t tag = word(at);
-    const std::uint64_t val = word(at + entsize / 2);
-    terminated = tag == k_dt_null;
+    const std::uint64_t tag = bytes.uint(at, entsize / 2);
+    const std::uint64_t val = bytes.uint(at + entsize / 2, entsize / 2);
+    scan.terminated = tag == k_dt_null;
     if (tag == k_dt_needed) {
       d.needed.push_back(val);
     }
-    m_info.flags |= tag == k_dt_flags ? val : 0;
-    m_info.flags_1 |= tag == k_dt_flags_1 ? val : 0;
+    flags |= tag == k_dt_flags ? val : 0;
+    flags_1 |= tag == k_dt_flags_1 ? val : 0;
     for (const auto& [field_tag, field] : k_dynamic_fields) {
       if (tag == field_tag && !(d.*field)) {
         d.*field = val; // the first entry wins, as in ld.so
       }
     }
   }
-  if (!terminated && count == where->second / entsize) {
-    problem("dynamic section of {} entries has no DT_NULL terminator", count);
-  }
-  return d;
+  return scan;
 }
 
 // The dynamic string table: DT_STRTAB mapped through PT_LOAD with DT_STRSZ bytes; else the
@@ -456,7 +471,7 @@ std::optional<std::string> ElfReader::dynamic_string(const ElfStringTable& t,
   return index ? string_at(t, *index, tag) : std::nullopt;
 }
 
-std::vector<std::string> ElfReader::split_path(const std::string& s) {
+std::vector<std::string> split_search_path(const std::string& s) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (!s.empty()) {
@@ -486,8 +501,9 @@ void ElfReader::read_dynamic() {
     }
   }
   m_info.soname = dynamic_string(strings, d->soname, "DT_SONAME").value_or("");
-  m_info.rpath = split_path(dynamic_string(strings, d->rpath, "DT_RPATH").value_or(""));
-  m_info.runpath = split_path(dynamic_string(strings, d->runpath, "DT_RUNPATH").value_or(""));
+  m_info.rpath = split_search_path(dynamic_string(strings, d->rpath, "DT_RPATH").value_or(""));
+  m_info.runpath =
+      split_search_path(dynamic_string(strings, d->runpath, "DT_RUNPATH").value_or(""));
   read_versions(d, strings);
 }
 

@@ -5,6 +5,7 @@
 #include <doctor/util/error.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,6 +68,20 @@ bool is_elf(std::string_view data);
 // program or section headers, 1M dynamic entries, 100k version entries, 100k notes and 64 MiB of
 // string bytes, each cap reported as a problem when hit.
 Expected<ElfInfo> parse_elf(std::string_view data);
+
+// Reads `size` bytes at `offset` of a file into `out` (fewer only at its end); false if the file
+// cannot be read.
+using ReadAt = std::function<bool(std::uint64_t offset, std::size_t size, std::string& out)>;
+
+// What ld.so reads of an ELF file of `file_size` bytes to load it (the ELF header, the program
+// headers, the dynamic segment and the strings it names), through a few reads of `read` instead
+// of the whole file. Fills elf_class, big_endian, machine, machine_name, type, soname, needed,
+// rpath, runpath, flags and flags_1 with the values parse_elf gives them, and nothing else.
+// Returns nullopt for any file that parse_elf reads otherwise or with a problem in those fields
+// (a table, segment or string outside the file or its table, no usable PT_DYNAMIC, a DT_STRTAB in
+// no PT_LOAD, no DT_STRSZ, extended numbering, more strings than the string budget holds, a
+// failed read): parse_elf over the whole file is the answer there.
+std::optional<ElfInfo> read_elf_loader_fields(std::uint64_t file_size, const ReadAt& read);
 
 // A data object a shared library exports, read from the file.
 struct ElfObject {

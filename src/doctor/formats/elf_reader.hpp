@@ -18,6 +18,8 @@
 
 namespace doctor::formats::detail {
 
+inline constexpr std::uint64_t k_pt_load = 1;
+inline constexpr std::uint64_t k_pt_dynamic = 2;
 inline constexpr std::uint64_t k_pt_note = 4;
 inline constexpr std::uint64_t k_sht_nobits = 8;
 
@@ -71,12 +73,34 @@ struct ElfVersionTable {
   std::uint64_t count = 0;
 };
 
+// A DT_RPATH or DT_RUNPATH value split at ':', as ElfInfo::rpath keeps it ("" gives no entry).
+std::vector<std::string> split_search_path(const std::string& s);
+
 // What the dynamic section says, before its string offsets are resolved.
 struct ElfDynamicEntries {
   std::vector<std::uint64_t> needed;
   std::optional<std::uint64_t> soname, rpath, runpath, strtab, strsz, verdef, verdefnum, verneed,
       verneednum;
 };
+
+// How far scan_dynamic() read: `entries` read (with the DT_NULL that ended them, if
+// `terminated`); `cut`: entry `entries` lies outside the bytes.
+struct DynamicScan {
+  std::uint64_t entries = 0;
+  bool terminated = false;
+  bool cut = false;
+};
+
+// Reads up to `count` dynamic entries (of a 64-bit file if `is64`) at `offset` of `bytes` into `d`,
+// up to and with the first DT_NULL: DT_NEEDED in order, the first of each single-valued tag, and
+// every DT_FLAGS and DT_FLAGS_1 into `flags` and `flags_1`.
+DynamicScan scan_dynamic(const ByteReader& bytes,
+                         std::uint64_t offset,
+                         std::uint64_t count,
+                         bool is64,
+                         ElfDynamicEntries& d,
+                         std::uint64_t& flags,
+                         std::uint64_t& flags_1);
 
 // Reads one ELF file. Every read goes through uint()/has(), the bounded reads of a ByteReader;
 // every loop is bounded by the caps above, so any input, truncated or hostile, costs bounded work
@@ -152,7 +176,6 @@ private:
   std::optional<std::string> dynamic_string(const ElfStringTable& t,
                                             const std::optional<std::uint64_t>& index,
                                             std::string_view tag);
-  static std::vector<std::string> split_path(const std::string& s);
   void read_dynamic();
 
   // elf_versions.cpp: version definitions and needs, notes.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <optional>
 
 namespace doctor::formats {
 
@@ -21,17 +22,45 @@ constexpr std::uint8_t k_flags_big_endian = 3;
 constexpr std::uint32_t k_max_records = 1U << 20;
 constexpr std::size_t k_max_string = 4096;
 
-// A NUL-terminated string at `offset`, bounded by the file and k_max_string.
-bool cache_string(const ByteReader& r, std::uint64_t offset, std::string& out) {
-  const auto s = r.c_string(offset, k_max_string);
-  if (!s) {
-    return false;
+// Visits the `nlibs` records of the table at `table` in `r`, `entry` bytes each (flags, key,
+// value, and the hwcap at `hwcap_at` when it is not 0), their string offsets counted from
+// `strings`; each string NUL-terminated within the file and k_max_string.
+Expected<std::size_t> visit_table(const ByteReader& r,
+                                  std::size_t table,
+                                  std::size_t entry,
+                                  std::size_t hwcap_at,
+                                  std::size_t strings,
+                                  std::uint32_t nlibs,
+                                  const LdCacheVisitor& visit) {
+  for (std::uint32_t i = 0; i < nlibs; ++i) {
+    const std::size_t at = table + std::size_t{i} * entry;
+    std::uint32_t flags = 0;
+    std::uint32_t key = 0;
+    std::uint32_t value = 0;
+    LdCacheView rec;
+    r.read(at, flags);
+    r.read(at + 4, key);
+    r.read(at + 8, value);
+    if (hwcap_at != 0) {
+      r.read(at + hwcap_at, rec.hwcap);
+    }
+    const auto name = r.c_string(strings + key, k_max_string);
+    const auto path = r.c_string(strings + value, k_max_string);
+    if (!name || !path) {
+      return make_error(ErrorCode::parse,
+                        fmt::format("ld.so.cache: entry {} points outside the file", i));
+    }
+    rec.name = *name;
+    rec.path = *path;
+    rec.flags = static_cast<std::int32_t>(flags);
+    rec.count = nlibs;
+    visit(rec);
   }
-  out.assign(*s);
-  return true;
+  return nlibs;
 }
 
-Expected<std::vector<LdCacheRecord>> parse_new(std::string_view data, std::size_t base) {
+Expected<std::size_t>
+visit_new(std::string_view data, std::size_t base, const LdCacheVisitor& visit) {
   const std::string_view part = data.substr(base);
   if (part.size() < k_new_header) {
     return make_error(ErrorCode::parse, "ld.so.cache: truncated header");
@@ -45,54 +74,8 @@ Expected<std::vector<LdCacheRecord>> parse_new(std::string_view data, std::size_
         ErrorCode::parse,
         fmt::format("ld.so.cache: {} entries do not fit in {} bytes", nlibs, part.size()));
   }
-  std::vector<LdCacheRecord> out;
-  out.reserve(nlibs);
-  for (std::uint32_t i = 0; i < nlibs; ++i) {
-    const std::size_t at = k_new_header + std::size_t{i} * k_new_entry;
-    std::uint32_t flags = 0;
-    std::uint32_t key = 0;
-    std::uint32_t value = 0;
-    LdCacheRecord rec;
-    r.read(at, flags);
-    r.read(at + 4, key);
-    r.read(at + 8, value);
-    r.read(at + 16, rec.hwcap);
-    // In the new format string offsets count from the start of the new header.
-    if (!cache_string(r, key, rec.name) || !cache_string(r, value, rec.path)) {
-      return make_error(ErrorCode::parse,
-                        fmt::format("ld.so.cache: entry {} points outside the file", i));
-    }
-    rec.flags = static_cast<std::int32_t>(flags);
-    rec.arch = ld_cache_arch(rec.flags);
-    out.push_back(std::move(rec));
-  }
-  return out;
-}
-
-Expected<std::vector<LdCacheRecord>> parse_old(std::string_view data, std::uint32_t nlibs) {
-  const ByteReader r(data);
-  const std::size_t strings = k_old_header + std::size_t{nlibs} * k_old_entry;
-  std::vector<LdCacheRecord> out;
-  out.reserve(nlibs);
-  for (std::uint32_t i = 0; i < nlibs; ++i) {
-    const std::size_t at = k_old_header + std::size_t{i} * k_old_entry;
-    std::uint32_t flags = 0;
-    std::uint32_t key = 0;
-    std::uint32_t value = 0;
-    r.read(at, flags);
-    r.read(at + 4, key);
-    r.read(at + 8, value);
-    LdCacheRecord rec;
-    // In the old format string offsets count from the end of the entry table.
-    if (!cache_string(r, strings + key, rec.name) || !cache_string(r, strings + value, rec.path)) {
-      return make_error(ErrorCode::parse,
-                        fmt::format("ld.so.cache: entry {} points outside the file", i));
-    }
-    rec.flags = static_cast<std::int32_t>(flags);
-    rec.arch = ld_cache_arch(rec.flags);
-    out.push_back(std::move(rec));
-  }
-  return out;
+  // In the new format string offsets count from the start of the new header.
+  return visit_table(r, k_new_header, k_new_entry, 16, 0, nlibs, visit);
 }
 
 } // namespace
@@ -135,8 +118,23 @@ std::string ld_cache_arch(std::int32_t flags) {
 }
 
 Expected<std::vector<LdCacheRecord>> parse_ld_so_cache(std::string_view data) {
+  std::vector<LdCacheRecord> out;
+  auto visited = visit_ld_so_cache(data, [&](const LdCacheView& v) {
+    if (out.empty()) {
+      out.reserve(v.count);
+    }
+    out.push_back(LdCacheRecord{
+        std::string(v.name), std::string(v.path), v.flags, v.hwcap, ld_cache_arch(v.flags)});
+  });
+  if (!visited) {
+    return tl::unexpected(visited.error());
+  }
+  return out;
+}
+
+Expected<std::size_t> visit_ld_so_cache(std::string_view data, const LdCacheVisitor& visit) {
   if (data.starts_with(k_magic_new)) {
-    return parse_new(data, 0);
+    return visit_new(data, 0, visit);
   }
   if (!data.starts_with(k_magic_old)) {
     return make_error(ErrorCode::parse, "ld.so.cache: unknown format (no glibc cache magic)");
@@ -156,9 +154,10 @@ Expected<std::vector<LdCacheRecord>> parse_ld_so_cache(std::string_view data) {
   // it, and so do we.
   const std::size_t new_at = (table_end + 7U) & ~std::size_t{7};
   if (new_at < data.size() && data.substr(new_at).starts_with(k_magic_new)) {
-    return parse_new(data, new_at);
+    return visit_new(data, new_at, visit);
   }
-  return parse_old(data, nlibs);
+  // In the old format string offsets count from the end of the entry table.
+  return visit_table(ByteReader(data), k_old_header, k_old_entry, 0, table_end, nlibs, visit);
 }
 
 } // namespace doctor::formats

@@ -3,7 +3,9 @@
 
 #include <doctor/util/error.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,22 @@ struct LdCacheRecord {
 // that has neither magic, and for counts, offsets or strings outside the file (truncation). Both
 // byte orders are accepted; the new header's flags field says which one was written.
 Expected<std::vector<LdCacheRecord>> parse_ld_so_cache(std::string_view data);
+
+// One record as visit_ld_so_cache() passes it: views into the cache's bytes, and how many
+// records the cache holds.
+struct LdCacheView {
+  std::string_view name;
+  std::string_view path;
+  std::int32_t flags = 0;
+  std::uint64_t hwcap = 0;
+  std::size_t count = 0;
+};
+using LdCacheVisitor = std::function<void(const LdCacheView&)>;
+
+// parse_ld_so_cache() without a copy of each record: calls `visit` with each record in cache
+// order and returns how many there are. Returns the errors parse_ld_so_cache() returns, then
+// perhaps after `visit` has seen the records before the one at fault (the caller drops them).
+Expected<std::size_t> visit_ld_so_cache(std::string_view data, const LdCacheVisitor& visit);
 
 // Returns the architecture tag of a cache entry's flags ("x86-64"), as ldconfig -p prints it.
 std::string ld_cache_arch(std::int32_t flags);

@@ -29,10 +29,46 @@ struct LdLibraryPathSegment {
   std::unordered_set<std::string> seen_real; // real paths of the loadable candidates met
 };
 
-struct LdLibraryPathMemo {
-  const FileProbe* probe = nullptr; // the probe the segments were found through
+// One entry of an object's RPATH or RUNPATH as the search uses it: the folder it names for that
+// object, or why it is skipped.
+struct ListEntry {
+  enum class Use { folder, no_origin, relative };
+  std::string entry; // as written
+  Use use = Use::folder;
+  std::string dir; // Use::folder: the expanded, normalised folder
+  // Whether dir/glibc-hwcaps is a directory, as the memo's probe answered; nullopt: not asked
+  mutable std::optional<bool> hwcaps;
+};
+
+// An object's RPATH or RUNPATH, expanded for the object at `origin` with the tokens of a config.
+struct ExpandedList {
+  std::vector<std::string> entries;
+  std::string lib_token;
+  std::string platform_token;
+  std::vector<ListEntry> expanded;
+};
+
+// Hashes a std::string key and looks it up by std::string_view without a copy.
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+struct SearchMemo {
+  const FileProbe* probe = nullptr; // the probe the segments and hwcaps answers came from
   // name, ELF class and machine -> segment (node-based: a search keeps a pointer to its entry)
   std::unordered_map<std::string, LdLibraryPathSegment> segments;
+  // $ORIGIN of the object -> its lists, expanded (the lists are compared, never trusted by
+  // address: a caller's BinaryInfo may be a temporary)
+  std::unordered_map<std::string, std::vector<ExpandedList>, StringHash, std::equal_to<>> lists;
+  // folder -> whether folder/glibc-hwcaps is a directory, as `probe` answered
+  std::unordered_map<std::string, bool, StringHash, std::equal_to<>> hwcaps;
+  // ld.so.cache: name asked for -> the indexes of its entries, in order, for the cache whose
+  // entries are at `cache_data` (`cache_size` of them); emptied for any other
+  const facts::LdCacheEntry* cache_data = nullptr;
+  std::size_t cache_size = 0;
+  std::unordered_map<std::string, std::vector<std::uint32_t>, StringHash, std::equal_to<>>
+      cache_names;
 };
 
 namespace {
@@ -56,6 +92,31 @@ std::string cache_arch_for(std::string_view machine) {
 std::uint64_t elf_header_size(unsigned bits) {
   return bits == 32 ? 52U : 64U;
 }
+
+// The label of the source of a step or candidate ("RPATH of /x/libtorch_cuda.so", "default
+// (glibc-hwcaps x86-64-v3: used only on CPUs that support it)"), kept as its parts and written
+// out only for a step that is recorded or a candidate that is kept: the search of a tree of
+// dependencies tries thousands of folders and keeps the label of one.
+struct SourceLabel {
+  explicit SourceLabel(std::string_view label_prefix, std::string_view label_object = {})
+      : prefix(label_prefix)
+      , object(label_object) {}
+
+  std::string_view prefix;      // "RPATH of ", "LD_LIBRARY_PATH", "default", …
+  std::string_view object;      // the object whose list it is, or ""
+  const char* hwcaps = nullptr; // the glibc-hwcaps subdirectory, or nullptr
+
+  std::string text() const {
+    std::string out;
+    out.reserve(prefix.size() + object.size());
+    out += prefix;
+    out += object;
+    if (hwcaps != nullptr) {
+      out += fmt::format(" (glibc-hwcaps {}: used only on CPUs that support it)", hwcaps);
+    }
+    return out;
+  }
+};
 
 class LinuxSearch {
 public:
@@ -100,23 +161,28 @@ private:
   // A candidate that is no ELF file: dlopen fails there (the first time), or a note after that.
   void fail_at(const std::string& path,
                FoundVia via,
-               const std::string& source,
+               const SourceLabel& source,
                std::string why,
                unsigned error);
   // A candidate that is a FIFO, socket or device.
   void not_a_file(const std::string& path,
                   FoundVia via,
-                  const std::string& source,
+                  const SourceLabel& source,
                   const std::string& kind);
 
-  // Tries `dir`/name (after the glibc-hwcaps subdirectories of `dir` that exist).
-  void try_dir(const std::string& dir, FoundVia via, const std::string& source);
-  void try_file(const std::string& path, FoundVia via, const std::string& source);
-  void skip(FoundVia via, const std::string& source, const std::string& what, std::string why);
+  // Tries `dir`/name (after the glibc-hwcaps subdirectories of `dir` that exist); `entry`, the
+  // list entry `dir` comes from (or nullptr), keeps the answer about glibc-hwcaps.
+  void try_dir(const std::string& dir,
+               FoundVia via,
+               const SourceLabel& source,
+               const ListEntry* entry = nullptr);
+  void try_file(const std::string& path, FoundVia via, const SourceLabel& source);
+  // Records a step that is no candidate (nothing in a quiet search, which builds no text).
+  void skip(FoundVia via, const SourceLabel& source, const std::string& what, std::string_view why);
   void search_list(const std::vector<std::string>& entries,
                    const std::string& object_path,
                    FoundVia via,
-                   const std::string& source);
+                   const SourceLabel& source);
 
   std::string m_name;
   const std::vector<LoaderObject>& m_chain;
@@ -126,7 +192,8 @@ private:
   // Stop at the winner (resolve_linux_first): nothing after it is tried.
   bool m_first_only = false;
   bool done() const { return m_first_only && m_result.chosen.has_value(); }
-  // Record no steps: the search decides exactly as it would, only without its account.
+  // Record no steps: the search decides exactly as it would, only without its account. Only a
+  // search that ends at the winner is quiet.
   bool m_quiet = false;
   // Adds a step, folding it into a run of steps that differ only in the folder
   // (SearchStep::count) once the run is k_step_run long.
@@ -139,6 +206,15 @@ private:
   }
   // The LD_LIBRARY_PATH part of the search (step 2).
   void search_ld_library_path();
+  // The ld.so.cache entries for the name, in the cache's order (the memo keeps an index).
+  std::vector<const facts::LdCacheEntry*> cache_entries_named() const;
+  // `entries` of an object at `object_path`, expanded: from the memo, or into `scratch`.
+  const std::vector<ListEntry>& expand_list(const std::vector<std::string>& entries,
+                                            const std::string& object_path,
+                                            std::vector<ListEntry>& scratch) const;
+  // Whether `dir`/glibc-hwcaps is a directory (the memo, or `entry` from it, keeps the probe's
+  // answer).
+  bool has_hwcaps(const std::string& dir, const ListEntry* entry);
   // Whether `path` was tried before in this search / `real` was met as a loadable candidate
   // before; then records it.
   bool first_try(const std::string& path);
@@ -197,7 +273,14 @@ void LinuxSearch::push(SearchStep step) {
   steps.resize(first + 1);
 }
 
+// A quiet search keeps neither record: it is kept only if it chose a file, and the first
+// loadable file met before any failure is chosen at its first try and ends the search, so a path
+// met again cannot change what it chooses (resolve_linux_first runs a search that chose nothing
+// again with its account).
 bool LinuxSearch::first_try(const std::string& path) {
+  if (m_quiet) {
+    return true;
+  }
   if (m_segment != nullptr && m_segment->tried.contains(path)) {
     return false;
   }
@@ -205,6 +288,9 @@ bool LinuxSearch::first_try(const std::string& path) {
 }
 
 bool LinuxSearch::first_sighting(const std::string& real) {
+  if (m_quiet) {
+    return true;
+  }
   if (m_segment != nullptr && m_segment->seen_real.contains(real)) {
     return false;
   }
@@ -212,10 +298,12 @@ bool LinuxSearch::first_sighting(const std::string& real) {
 }
 
 void LinuxSearch::skip(FoundVia via,
-                       const std::string& source,
+                       const SourceLabel& source,
                        const std::string& what,
-                       std::string why) {
-  push(SearchStep{via, source, what, std::move(why), false});
+                       std::string_view why) {
+  if (!m_quiet) {
+    push(SearchStep{via, source.text(), what, std::string(why), false});
+  }
 }
 
 // glibc's open_verify (elf/dl-load.c) reads the header of every candidate. Too short for an ELF
@@ -224,7 +312,7 @@ void LinuxSearch::skip(FoundVia via,
 // once and lists what the search would have met afterwards, so the report can name the good copy.
 void LinuxSearch::fail_at(const std::string& path,
                           FoundVia via,
-                          const std::string& source,
+                          const SourceLabel& source,
                           std::string why,
                           unsigned error) {
   if (m_result.chosen || m_result.fatal_error != 0 || !m_result.undetermined.empty()) {
@@ -248,7 +336,7 @@ void LinuxSearch::fail_at(const std::string& path,
 //   ("file too short" from /dev/null, "invalid ELF header" from /dev/zero), which is fatal.
 void LinuxSearch::not_a_file(const std::string& path,
                              FoundVia via,
-                             const std::string& source,
+                             const SourceLabel& source,
                              const std::string& kind) {
   if (kind == "fifo") {
     fail_at(path,
@@ -282,7 +370,7 @@ void LinuxSearch::not_a_file(const std::string& path,
 // otherwise ld.so moves on silently ("wrong ELF class": open_verify sets found_other_class and
 // goes on; elf_machine_matches_host likewise), which is exactly why a 32-bit copy early on the
 // path never explains itself at run time.
-void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::string& source) {
+void LinuxSearch::try_file(const std::string& path, FoundVia via, const SourceLabel& source) {
   if (!first_try(path)) {
     skip(via, source, path, "already tried");
     return;
@@ -348,16 +436,16 @@ void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::str
       return;
     }
   }
-  Candidate c{path, st.real_path.empty() ? path : st.real_path, via, source, st.binary};
+  Candidate c{path, st.real_path.empty() ? path : st.real_path, via, source.text(), st.binary};
   if (!m_result.chosen && m_result.fatal_error == 0 && m_result.undetermined.empty()) {
-    push_found(SearchStep{via, source, path, "found", true});
+    push_found(SearchStep{via, source.text(), path, "found", true});
     first_sighting(c.real_path);
     m_result.chosen = std::move(c);
     return;
   }
   if (first_sighting(c.real_path)) {
     push_found(SearchStep{via,
-                          source,
+                          source.text(),
                           path,
                           m_result.chosen ? "also here, but later in the order"
                           : !m_result.undetermined.empty()
@@ -367,7 +455,7 @@ void LinuxSearch::try_file(const std::string& path, FoundVia via, const std::str
                           true});
     m_result.shadowed.push_back(std::move(c));
   } else {
-    push_found(SearchStep{via, source, path, "the same file again", true});
+    push_found(SearchStep{via, source.text(), path, "the same file again", true});
   }
 }
 
@@ -401,16 +489,19 @@ void LinuxSearch::try_preloaded() {
   }
 }
 
-void LinuxSearch::try_dir(const std::string& dir, FoundVia via, const std::string& source) {
-  const std::string hwcaps = util::join_path(dir, "glibc-hwcaps");
-  if (m_probe.probe(hwcaps).is_dir) {
+void LinuxSearch::try_dir(const std::string& dir,
+                          FoundVia via,
+                          const SourceLabel& source,
+                          const ListEntry* entry) {
+  if (has_hwcaps(dir, entry)) {
+    const std::string hwcaps = util::join_path(dir, "glibc-hwcaps");
     for (const char* sub : k_hwcaps_x86_64) {
       if (done()) {
         return;
       }
-      try_file(util::join_path(util::join_path(hwcaps, sub), m_name),
-               via,
-               source + fmt::format(" (glibc-hwcaps {}: used only on CPUs that support it)", sub));
+      SourceLabel in_sub = source;
+      in_sub.hwcaps = sub;
+      try_file(util::join_path(util::join_path(hwcaps, sub), m_name), via, in_sub);
     }
   }
   if (!done()) {
@@ -418,27 +509,132 @@ void LinuxSearch::try_dir(const std::string& dir, FoundVia via, const std::strin
   }
 }
 
+// A tree of dependencies asks for a few dozen names, each many times, of a cache of thousands:
+// the entries of each name are found once, when it is first asked for.
+std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const {
+  const std::vector<facts::LdCacheEntry>& cache = *m_config.cache;
+  std::vector<const facts::LdCacheEntry*> out;
+  SearchMemo* memo = m_config.memo.get();
+  const std::vector<std::uint32_t>* known = nullptr;
+  if (memo != nullptr) {
+    if (memo->cache_data != cache.data() || memo->cache_size != cache.size()) {
+      memo->cache_names.clear();
+      memo->cache_data = cache.data();
+      memo->cache_size = cache.size();
+    }
+    if (const auto it = memo->cache_names.find(std::string_view(m_name));
+        it != memo->cache_names.end()) {
+      known = &it->second;
+    }
+  }
+  std::vector<std::uint32_t> scanned;
+  if (known == nullptr) {
+    for (std::size_t i = 0; i < cache.size(); ++i) {
+      if (cache[i].name == m_name) {
+        scanned.push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+    known = memo == nullptr ? &scanned
+                            : &memo->cache_names.emplace(m_name, std::move(scanned)).first->second;
+  }
+  for (const std::uint32_t i : *known) {
+    out.push_back(&cache[i]);
+  }
+  return out;
+}
+
+bool LinuxSearch::has_hwcaps(const std::string& dir, const ListEntry* entry) {
+  SearchMemo* memo = m_config.memo.get();
+  const bool memo_fits = memo != nullptr && (memo->probe == nullptr || memo->probe == &m_probe);
+  if (memo_fits && entry != nullptr && entry->hwcaps) {
+    return *entry->hwcaps;
+  }
+  std::optional<bool> is_dir;
+  if (memo_fits) {
+    if (const auto it = memo->hwcaps.find(std::string_view(dir)); it != memo->hwcaps.end()) {
+      is_dir = it->second;
+    }
+  }
+  if (!is_dir) {
+    is_dir = m_probe.probe(util::join_path(dir, "glibc-hwcaps")).is_dir;
+    if (memo_fits) {
+      memo->probe = &m_probe;
+      memo->hwcaps.emplace(dir, *is_dir);
+    }
+  }
+  if (memo_fits && entry != nullptr) {
+    entry->hwcaps = is_dir;
+  }
+  return *is_dir;
+}
+
+// An entry's folder depends only on the entry, the object's path and the config's tokens, so a
+// list is expanded once per object and kept (the lists are compared on every use, as a caller's
+// BinaryInfo may be a temporary at a reused address).
+const std::vector<ListEntry>& LinuxSearch::expand_list(const std::vector<std::string>& entries,
+                                                       const std::string& object_path,
+                                                       std::vector<ListEntry>& scratch) const {
+  SearchMemo* memo = m_config.memo.get();
+  std::vector<ExpandedList>* known = nullptr;
+  if (memo != nullptr) {
+    auto it = memo->lists.find(std::string_view(object_path));
+    if (it == memo->lists.end()) {
+      it = memo->lists.emplace(object_path, std::vector<ExpandedList>{}).first;
+    }
+    known = &it->second;
+    for (const ExpandedList& l : *known) {
+      if (l.entries == entries && l.lib_token == m_config.lib_token
+          && l.platform_token == m_config.platform_token) {
+        return l.expanded;
+      }
+    }
+  }
+  scratch.clear();
+  scratch.reserve(entries.size());
+  for (const std::string& entry : entries) {
+    ListEntry e;
+    e.entry = entry;
+    auto dir = expand_tokens(entry, object_path, m_config);
+    if (!dir) {
+      e.use = ListEntry::Use::no_origin;
+    } else if (dir->empty() || dir->front() != '/') {
+      e.use = ListEntry::Use::relative;
+    } else {
+      e.dir = util::normalize_path(*dir);
+    }
+    scratch.push_back(std::move(e));
+  }
+  if (known == nullptr) {
+    return scratch;
+  }
+  known->push_back(
+      ExpandedList{entries, m_config.lib_token, m_config.platform_token, std::move(scratch)});
+  return known->back().expanded;
+}
+
 void LinuxSearch::search_list(const std::vector<std::string>& entries,
                               const std::string& object_path,
                               FoundVia via,
-                              const std::string& source) {
-  for (const std::string& entry : entries) {
+                              const SourceLabel& source) {
+  std::vector<ListEntry> scratch;
+  for (const ListEntry& e : expand_list(entries, object_path, scratch)) {
     if (done()) {
       return;
     }
-    const auto dir = expand_tokens(entry, object_path, m_config);
-    if (!dir) {
-      skip(via, source, entry, "skipped: $ORIGIN has no value here (ld.so drops such entries)");
-      continue;
-    }
-    if (dir->empty() || dir->front() != '/') {
+    switch (e.use) {
+    case ListEntry::Use::no_origin:
+      skip(via, source, e.entry, "skipped: $ORIGIN has no value here (ld.so drops such entries)");
+      break;
+    case ListEntry::Use::relative:
       skip(via,
            source,
-           entry,
+           e.entry,
            "skipped: relative to the process's current directory, which differs per run");
-      continue;
+      break;
+    case ListEntry::Use::folder:
+      try_dir(e.dir, via, source, &e);
+      break;
     }
-    try_dir(util::normalize_path(*dir), via, source);
   }
 }
 
@@ -450,15 +646,16 @@ void LinuxSearch::search_ld_library_path() {
       }
       if (entry.empty()) {
         skip(FoundVia::ld_library_path,
-             "LD_LIBRARY_PATH",
+             SourceLabel{"LD_LIBRARY_PATH"},
              ".",
              "an empty entry means the current directory, which differs per run");
         continue;
       }
-      search_list({std::string(entry)}, "", FoundVia::ld_library_path, "LD_LIBRARY_PATH");
+      search_list(
+          {std::string(entry)}, "", FoundVia::ld_library_path, SourceLabel{"LD_LIBRARY_PATH"});
     }
   };
-  LdLibraryPathMemo* memo = m_config.memo.get();
+  SearchMemo* memo = m_config.memo.get();
   const bool pristine = !m_result.chosen && m_result.fatal_error == 0
                         && m_result.undetermined.empty() && m_tried.empty() && m_seen_real.empty()
                         && m_segment == nullptr;
@@ -508,7 +705,7 @@ Resolution LinuxSearch::run() {
     try_preloaded();
   }
   if (m_name.find('/') != std::string::npos) {
-    try_file(util::normalize_path(m_name), FoundVia::direct, "path given");
+    try_file(util::normalize_path(m_name), FoundVia::direct, SourceLabel{"path given"});
     return std::move(m_result);
   }
   const facts::BinaryInfo* me = caller();
@@ -517,7 +714,10 @@ Resolution LinuxSearch::run() {
   // 1. DT_RPATH of the caller, then of each object that loaded it, up to the executable - but
   //    only if the caller has no DT_RUNPATH, and never from an object that has one.
   if (caller_has_runpath) {
-    skip(FoundVia::rpath, "RPATH", "", "skipped: the caller has a RUNPATH, so no RPATH is used");
+    skip(FoundVia::rpath,
+         SourceLabel{"RPATH"},
+         "",
+         "skipped: the caller has a RUNPATH, so no RPATH is used");
   } else {
     for (const LoaderObject& obj : m_chain) {
       if (done()) {
@@ -527,11 +727,15 @@ Resolution LinuxSearch::run() {
         continue;
       }
       if (!obj.binary->runpath.empty()) {
-        skip(FoundVia::rpath, "RPATH of " + obj.path, "", "skipped: that object has a RUNPATH");
+        skip(FoundVia::rpath,
+             SourceLabel{"RPATH of ", obj.path},
+             "",
+             "skipped: that object has a RUNPATH");
         continue;
       }
       m_list_over = false;
-      search_list(obj.binary->rpath, obj.origin(), FoundVia::rpath, "RPATH of " + obj.path);
+      search_list(
+          obj.binary->rpath, obj.origin(), FoundVia::rpath, SourceLabel{"RPATH of ", obj.path});
     }
   }
 
@@ -543,7 +747,7 @@ Resolution LinuxSearch::run() {
   if (m_config.ld_library_path_set) {
     search_ld_library_path();
   } else {
-    skip(FoundVia::ld_library_path, "LD_LIBRARY_PATH", "", "not set");
+    skip(FoundVia::ld_library_path, SourceLabel{"LD_LIBRARY_PATH"}, "", "not set");
   }
 
   // 3. DT_RUNPATH of the caller only: it is not inherited by what the caller loads.
@@ -555,7 +759,7 @@ Resolution LinuxSearch::run() {
     search_list(me->runpath,
                 m_chain.front().origin(),
                 FoundVia::runpath,
-                "RUNPATH of " + m_chain.front().path);
+                SourceLabel{"RUNPATH of ", m_chain.front().path});
   }
 
   // 4. /etc/ld.so.cache: the first entry of the right architecture (_dl_load_cache_lookup
@@ -568,18 +772,19 @@ Resolution LinuxSearch::run() {
   }
   m_list_over = false;
   if (!m_config.cache) {
-    skip(FoundVia::ld_so_cache, "ld.so.cache", "/etc/ld.so.cache", "absent or unreadable");
+    skip(FoundVia::ld_so_cache,
+         SourceLabel{"ld.so.cache"},
+         "/etc/ld.so.cache",
+         "absent or unreadable");
   } else {
     const std::string arch = cache_arch_for(process_machine());
     bool any = false;
-    for (const facts::LdCacheEntry& e : *m_config.cache) {
-      if (e.name != m_name) {
-        continue;
-      }
+    for (const facts::LdCacheEntry* found : cache_entries_named()) {
+      const facts::LdCacheEntry& e = *found;
       any = true;
       if (!arch.empty() && e.arch != arch) {
         skip(FoundVia::ld_so_cache,
-             "ld.so.cache",
+             SourceLabel{"ld.so.cache"},
              e.path,
              fmt::format("skipped: built for {}", e.arch));
         continue;
@@ -590,16 +795,19 @@ Resolution LinuxSearch::run() {
           });
       if (nodeflib && in_system_dir) {
         skip(FoundVia::ld_so_cache,
-             "ld.so.cache",
+             SourceLabel{"ld.so.cache"},
              e.path,
              "skipped: the caller has DF_1_NODEFLIB and this is under a default directory");
       } else {
-        try_file(util::normalize_path(e.path), FoundVia::ld_so_cache, "ld.so.cache");
+        try_file(util::normalize_path(e.path), FoundVia::ld_so_cache, SourceLabel{"ld.so.cache"});
       }
       break; // ld.so takes one cache entry
     }
     if (!any) {
-      skip(FoundVia::ld_so_cache, "ld.so.cache", "/etc/ld.so.cache", "no entry for this name");
+      skip(FoundVia::ld_so_cache,
+           SourceLabel{"ld.so.cache"},
+           "/etc/ld.so.cache",
+           "no entry for this name");
     }
   }
 
@@ -608,14 +816,17 @@ Resolution LinuxSearch::run() {
     return std::move(m_result);
   }
   if (nodeflib) {
-    skip(FoundVia::default_dirs, "default", "", "skipped: the caller has DF_1_NODEFLIB");
+    skip(FoundVia::default_dirs,
+         SourceLabel{"default"},
+         "",
+         "skipped: the caller has DF_1_NODEFLIB");
   } else {
     m_list_over = false;
     for (const std::string& dir : m_config.default_dirs) {
       if (done()) {
         break;
       }
-      try_dir(dir, FoundVia::default_dirs, "default");
+      try_dir(dir, FoundVia::default_dirs, SourceLabel{"default"});
     }
   }
   return std::move(m_result);
@@ -644,7 +855,21 @@ constexpr NativeElf k_native_elf[] = {
 
 } // namespace
 
+LinuxLoaderConfig linux_config_from(facts::Facts&& facts) {
+  std::optional<std::vector<facts::LdCacheEntry>> cache;
+  if (facts.linker.cache) {
+    cache = std::move(facts.linker.cache.value());
+  }
+  return linux_config_from(facts, std::move(cache));
+}
+
 LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
+  return linux_config_from(facts,
+                           facts.linker.cache ? std::optional(*facts.linker.cache) : std::nullopt);
+}
+
+LinuxLoaderConfig linux_config_from(const facts::Facts& facts,
+                                    std::optional<std::vector<facts::LdCacheEntry>> cache) {
   LinuxLoaderConfig c;
   if (const auto it = facts.environment.find("LD_LIBRARY_PATH"); it != facts.environment.end()) {
     c.ld_library_path = it->second;
@@ -653,9 +878,7 @@ LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
   if (const auto it = facts.environment.find("LD_PRELOAD"); it != facts.environment.end()) {
     c.ld_preload = it->second;
   }
-  if (facts.linker.cache) {
-    c.cache = *facts.linker.cache;
-  }
+  c.cache = std::move(cache);
   c.default_dirs = facts.linker.default_dirs;
   // $LIB is the distribution's library directory name: the multiarch one on Debian-style
   // systems, lib64 elsewhere (glibc's DL_DST_LIB as distributions configure it).
@@ -674,7 +897,7 @@ LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
                                    [&](const NativeElf& n) { return n.uname_machine == arch; });
   c.elf_bits = native != std::end(k_native_elf) ? native->bits : 0;
   c.elf_machine = native != std::end(k_native_elf) ? native->machine : "";
-  c.memo = make_ld_library_path_memo();
+  c.memo = make_search_memo();
   return c;
 }
 
@@ -764,8 +987,8 @@ std::vector<std::string_view> split_preload_list(std::string_view value) {
   return out;
 }
 
-std::shared_ptr<LdLibraryPathMemo> make_ld_library_path_memo() {
-  return std::make_shared<LdLibraryPathMemo>();
+std::shared_ptr<SearchMemo> make_search_memo() {
+  return std::make_shared<SearchMemo>();
 }
 
 Resolution resolve_linux(std::string_view name,

@@ -38,10 +38,10 @@ struct LoaderObject {
 };
 
 // The examined system's loader settings.
-struct LdLibraryPathMemo;
+struct SearchMemo;
 
 // An empty memo for LinuxLoaderConfig::memo.
-std::shared_ptr<LdLibraryPathMemo> make_ld_library_path_memo();
+std::shared_ptr<SearchMemo> make_search_memo();
 
 struct LinuxLoaderConfig {
   std::string ld_library_path; // raw value (':' or ';' separated; empty entries mean ".")
@@ -55,11 +55,14 @@ struct LinuxLoaderConfig {
   // unknown (a program without RPATH). 0 / "": unknown, nothing is skipped for them.
   unsigned elf_bits = 64;
   std::string elf_machine = "x86-64"; // BinaryInfo::machine's names
-  // What LD_LIBRARY_PATH gave each name, kept for the next search of the same name through the
-  // same probe (linux_search.cpp): every cuDNN dispatcher asks for the same sub-libraries, and
-  // a LD_LIBRARY_PATH of hundreds of folders would be searched again for each. Null: no memo.
-  // linux_config_from() makes one; copies of a config share it.
-  std::shared_ptr<LdLibraryPathMemo> memo;
+  // What searches through the same probe can share (linux_search.cpp): what LD_LIBRARY_PATH gave
+  // each name (every cuDNN dispatcher asks for the same sub-libraries, and a LD_LIBRARY_PATH of
+  // hundreds of folders would be searched again for each), each object's RPATH and RUNPATH
+  // expanded, which folders have glibc-hwcaps subdirectories, and the ld.so.cache entries by
+  // name (a tree of dependencies asks the same chain of objects for dozens of names). Null: no
+  // memo. linux_config_from() makes one; copies of a config share it, and the settings above
+  // must not change while it is in use.
+  std::shared_ptr<SearchMemo> memo;
 };
 
 // dlopen()'s error for a candidate that is not a loadable ELF file. glibc passes no errno with
@@ -82,6 +85,12 @@ std::vector<std::string_view> split_preload_list(std::string_view value);
 // Builds the configuration from the facts (environment, ld.so.cache, default directories,
 // architecture).
 LinuxLoaderConfig linux_config_from(const facts::Facts& facts);
+// The same, taking the ld.so.cache entries out of `facts` instead of copying them (thousands of
+// strings), and leaving `facts.linker.cache` without them.
+LinuxLoaderConfig linux_config_from(facts::Facts&& facts);
+// The same with `cache` for the facts' ld.so.cache entries.
+LinuxLoaderConfig linux_config_from(const facts::Facts& facts,
+                                    std::optional<std::vector<facts::LdCacheEntry>> cache);
 
 // Resolves `name` for `chain` (chain[0] asks; empty chain: a program without RPATH or RUNPATH).
 // An object preloaded through LD_PRELOAD whose SONAME (or preload name) is `name` answers first.

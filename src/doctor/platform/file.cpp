@@ -181,9 +181,11 @@ Expected<std::string> read_file(const fs::path& path, std::size_t max_bytes, boo
     return tl::unexpected(file.error());
   }
   std::string data;
-  std::size_t step = 4096;
   const std::size_t limit =
       max_bytes == SIZE_MAX ? max_bytes : max_bytes + 1; // one more: too large?
+  // A regular file says its size (one more byte finds its end in the same read); a file of
+  // /proc or /sys says 0 and is read in growing steps.
+  std::size_t step = std::clamp<std::uint64_t>(file->stat().size + 1, 4096, std::size_t{1} << 20U);
   while (data.size() < limit) {
     const std::size_t old = data.size();
     const std::size_t want = std::min(step, limit - old);

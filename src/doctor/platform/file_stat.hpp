@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace doctor::platform {
@@ -31,6 +32,12 @@ struct FileStat {
 // Returns the status of `path` itself (a symlink is not followed). Returns an error if it does not
 // exist or cannot be examined.
 Expected<FileStat> lstat_path(const std::filesystem::path& path);
+
+// lstat_path() of the host path `path` written as UTF-8, without building a std::filesystem::path
+// (which splits every path into components; the loader model examines thousands of paths). The
+// same errors, except that on Linux a path that does not exist (ENOENT) gives not_found with the
+// path alone as its message: most paths a search examines are absent, and callers restate it.
+Expected<FileStat> lstat_utf8(const std::string& path);
 
 // Returns the status of what `path` points to. Returns an error if it does not exist, is a broken
 // link or a symlink loop, or cannot be examined.

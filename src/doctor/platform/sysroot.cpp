@@ -52,6 +52,12 @@ struct SysRoot::ComponentCache {
   std::mutex mutex;
   // Inner path of a directory component -> its link target, or nullopt if it is no link.
   std::unordered_map<std::string, std::optional<std::string>> links;
+  // Inner path of a folder resolved as one -> its canonical inner path (looked up by view).
+  struct ViewHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::string, ViewHash, std::equal_to<>> folders;
 };
 
 std::string_view to_string(OsFamily os) {
@@ -63,10 +69,11 @@ SysRoot::SysRoot(std::filesystem::path root, Environment env, OsFamily os, bool 
     , m_env(std::move(env))
     , m_os(os)
     , m_live(live)
+    , m_host_is_inner(m_root == "/" && os == OsFamily::linux)
     , m_components(std::make_shared<ComponentCache>()) {}
 
 std::filesystem::path SysRoot::host_path(std::string_view inner) const {
-  if (m_root == "/" && m_os == OsFamily::linux) {
+  if (m_host_is_inner) {
     // The live machine: the normalised inner path is the host path (".." cannot climb above "/").
     return u8path(util::normalize_path(inner));
   }
@@ -93,6 +100,21 @@ Expected<std::string> SysRoot::resolve(std::string_view inner) const {
 }
 
 Expected<std::string> SysRoot::resolve_as(std::string_view inner, bool directory) const {
+  if (directory) {
+    const std::lock_guard lock(m_components->mutex);
+    if (auto it = m_components->folders.find(inner); it != m_components->folders.end()) {
+      return it->second;
+    }
+  }
+  auto resolved = walk(inner, directory);
+  if (directory && resolved) {
+    const std::lock_guard lock(m_components->mutex);
+    m_components->folders.emplace(inner, *resolved);
+  }
+  return resolved;
+}
+
+Expected<std::string> SysRoot::walk(std::string_view inner, bool directory) const {
   std::deque<std::string> todo = components(inner);
   std::vector<std::string> done;
   int links = 0;
@@ -230,19 +252,43 @@ Expected<std::vector<platform::DirEntry>> SysRoot::list_dir(std::string_view inn
 }
 
 Expected<FileStat> SysRoot::lstat(std::string_view inner) const {
+  auto status = lstat_resolved(inner);
+  if (!status) {
+    return tl::unexpected(status.error());
+  }
+  return status->stat;
+}
+
+// resolve() of a normalised path walks its folder exactly as lstat() does, then lstat()s the last
+// component: unless that is a link, the canonical path is the folder's joined with the name.
+Expected<SysRoot::LinkStatus> SysRoot::lstat_resolved(std::string_view inner) const {
   const std::string normal = util::normalize_path(inner);
   if (normal == "/") {
-    return lstat_path(m_root);
+    auto st = lstat_path(m_root);
+    if (!st) {
+      return tl::unexpected(st.error());
+    }
+    return LinkStatus{*st, inner == normal ? normal : std::string()};
   }
-  auto dir = resolve_as(util::parent_path(normal), true);
+  // `normal` is normalised: its folder is what comes before its last '/'.
+  const std::size_t slash = normal.rfind('/');
+  auto dir = resolve_as(
+      slash == 0 ? std::string_view("/") : std::string_view(normal).substr(0, slash), true);
   if (!dir) {
     return tl::unexpected(dir.error());
   }
-  auto st = lstat_path(host_path(util::join_path(*dir, util::file_name(normal))));
+  std::string real = util::join_path(*dir, std::string_view(normal).substr(slash + 1));
+  // On the live Linux machine the canonical inner path is the host path.
+  auto st = m_host_is_inner ? lstat_utf8(real) : lstat_path(host_path(real));
   if (!st) {
-    return make_error(st.error().code, fmt::format("{}: no such file or directory", inner));
+    std::string message(inner); // most searched paths are absent: no format string to parse
+    message += ": no such file or directory";
+    return make_error(st.error().code, std::move(message));
   }
-  return st;
+  if (st->kind == FileKind::symlink || inner != normal) {
+    real.clear();
+  }
+  return LinkStatus{*st, std::move(real)};
 }
 
 Expected<FileStat> SysRoot::stat(std::string_view inner) const {

@@ -87,6 +87,15 @@ public:
   // Returns the status of `inner` itself, without following a final link.
   Expected<FileStat> lstat(std::string_view inner) const;
 
+  // lstat() of `inner`, and what resolve() would return for it where the same walk tells: for a
+  // normalised `inner` that is no symlink, its folder's canonical path joined with its name; ""
+  // otherwise (then ask resolve()).
+  struct LinkStatus {
+    FileStat stat;
+    std::string real_path;
+  };
+  Expected<LinkStatus> lstat_resolved(std::string_view inner) const;
+
   // Returns the status of what `inner` points to, following links inside the root.
   Expected<FileStat> stat(std::string_view inner) const;
 
@@ -102,20 +111,25 @@ private:
   // resolve(); with `directory`, the last component too is remembered in m_components (it is
   // the folder of a file being looked up).
   Expected<std::string> resolve_as(std::string_view inner, bool directory) const;
+  // resolve_as() without the cache of folders.
+  Expected<std::string> walk(std::string_view inner, bool directory) const;
 
   // `error` of host path `host` restated for inner path `inner`.
   static Error
   inner_error(const Error& error, const std::filesystem::path& host, std::string_view inner);
 
   // What resolve() learned about directories on the way to a file: the link target of each
-  // symlink component, or "" for a component that is no link. Copies of a SysRoot share it;
-  // guarded by its own mutex, so collectors may resolve from several threads.
+  // symlink component, or "" for a component that is no link, and the canonical path of each
+  // folder resolved as one (every component of it is then in the cache, so a second walk would
+  // give the same). Copies of a SysRoot share it; guarded by its own mutex, so collectors may
+  // resolve from several threads.
   struct ComponentCache;
 
   std::filesystem::path m_root;
   Environment m_env;
   OsFamily m_os;
   bool m_live;
+  bool m_host_is_inner; // a Linux root of "/": a normalised inner path is its host path
   std::shared_ptr<ComponentCache> m_components;
   std::shared_ptr<const Registry> m_registry;
   std::string m_registry_error;

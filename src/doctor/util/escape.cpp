@@ -56,6 +56,17 @@ std::string escape_terminal(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
+    // A run of printable ASCII (most text, every usual path) is copied as it is.
+    std::size_t plain = i;
+    while (plain < s.size() && static_cast<unsigned char>(s[plain]) >= 0x20
+           && static_cast<unsigned char>(s[plain]) < 0x7F) {
+      ++plain;
+    }
+    if (plain > i) {
+      out.append(s.substr(i, plain - i));
+      i = plain;
+      continue;
+    }
     const std::size_t len = utf8_sequence_length(s, i);
     const auto byte = static_cast<unsigned char>(s[i]);
     if (len == 0) {

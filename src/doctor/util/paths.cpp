@@ -6,15 +6,17 @@
 namespace doctor::util {
 
 std::string join_path(std::string_view dir, std::string_view name) {
-  std::string out(dir);
-  while (out.size() > 1 && out.back() == '/') {
-    out.pop_back();
-  }
-  if (out.empty() || out.back() != '/') {
-    out += '/';
+  while (dir.size() > 1 && dir.back() == '/') {
+    dir.remove_suffix(1);
   }
   while (!name.empty() && name.front() == '/') {
     name.remove_prefix(1);
+  }
+  std::string out;
+  out.reserve(dir.size() + 1 + name.size()); // one allocation: the loader model joins thousands
+  out += dir;
+  if (out.empty() || out.back() != '/') {
+    out += '/';
   }
   out += name;
   return out;
@@ -42,9 +44,36 @@ bool is_within(std::string_view path, std::string_view dir) {
          || (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
 }
 
+namespace {
+
+// Whether normalize_path() would return `path` as it is: "/" or absolute, without empty, "." or
+// ".." components and without a trailing '/'. Most paths the loader model builds already are.
+bool is_normal(std::string_view path) {
+  if (path == "/") {
+    return true;
+  }
+  if (path.empty() || path.front() != '/' || path.back() == '/') {
+    return false;
+  }
+  for (std::size_t i = 0; i < path.size();) {
+    const std::size_t end = std::min(path.find('/', i + 1), path.size());
+    const std::string_view part = path.substr(i + 1, end - i - 1); // after the '/' at i
+    if (part.empty() || part == "." || part == "..") {
+      return false;
+    }
+    i = end;
+  }
+  return true;
+}
+
+} // namespace
+
 // One pass, building the result in place: it runs for every line of every package record, so
 // it must not allocate per component.
 std::string normalize_path(std::string_view path) {
+  if (is_normal(path)) {
+    return std::string(path);
+  }
   std::string out;
   out.reserve(path.size() + 1);
   std::size_t i = 0;

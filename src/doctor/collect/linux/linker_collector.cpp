@@ -141,23 +141,36 @@ void collect_linker(const platform::SysRoot& root, const CollectOptions&, Facts&
     linker.conf_dirs = Fact<std::vector<std::string>>::unknown("/etc/ld.so.conf does not exist");
   }
 
-  auto data = root.read_file("/etc/ld.so.cache", k_max_ld_so_cache);
+  // Mapped, not read: the parse copies out what it keeps, and a copy of the whole file would
+  // touch as many fresh pages of memory again.
+  auto data = root.map_file("/etc/ld.so.cache");
+  if (data && data->data().size() > k_max_ld_so_cache) {
+    data = tl::unexpected(
+        Error{ErrorCode::too_large,
+              fmt::format("/etc/ld.so.cache: larger than {} bytes", k_max_ld_so_cache)});
+  }
   if (!data) {
     linker.cache = Fact<std::vector<LdCacheEntry>>::unknown(
         data.error().code == ErrorCode::not_found
             ? "/etc/ld.so.cache does not exist (ldconfig never ran in this system)"
             : fmt::format("cannot read /etc/ld.so.cache: {}", data.error().message));
-  } else if (auto records = formats::parse_ld_so_cache(*data)) {
-    std::vector<LdCacheEntry> entries;
-    entries.reserve(records->size());
-    for (formats::LdCacheRecord& r : *records) {
-      entries.push_back(LdCacheEntry{std::move(r.name), std::move(r.path), std::move(r.arch)});
-    }
-    linker.cache =
-        Fact<std::vector<LdCacheEntry>>::known(std::move(entries), "file:/etc/ld.so.cache");
   } else {
-    linker.cache = Fact<std::vector<LdCacheEntry>>::unknown(
-        fmt::format("/etc/ld.so.cache is damaged: {}", records.error().message));
+    // Each record straight into the facts: no vector of parsed records in between.
+    std::vector<LdCacheEntry> entries;
+    auto records = formats::visit_ld_so_cache(data->data(), [&](const formats::LdCacheView& r) {
+      if (entries.empty()) {
+        entries.reserve(r.count);
+      }
+      entries.push_back(
+          LdCacheEntry{std::string(r.name), std::string(r.path), formats::ld_cache_arch(r.flags)});
+    });
+    if (records) {
+      linker.cache =
+          Fact<std::vector<LdCacheEntry>>::known(std::move(entries), "file:/etc/ld.so.cache");
+    } else {
+      linker.cache = Fact<std::vector<LdCacheEntry>>::unknown(
+          fmt::format("/etc/ld.so.cache is damaged: {}", records.error().message));
+    }
   }
   linker.default_dirs = default_dirs(root, facts);
 }

@@ -58,12 +58,12 @@ FileStat file_stat_from(const struct stat& st) {
 
 namespace {
 
-Expected<FileStat> do_stat(const std::filesystem::path& path, bool follow) {
+Expected<FileStat> do_stat(const std::string& path, bool follow) {
   struct stat st {};
   const int rc = follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st);
   if (rc != 0) {
     return tl::unexpected(
-        platform::error_from(std::error_code(errno, std::generic_category()), path.string()));
+        platform::error_from(std::error_code(errno, std::generic_category()), path));
   }
   return file_stat_from(st);
 }
@@ -71,11 +71,23 @@ Expected<FileStat> do_stat(const std::filesystem::path& path, bool follow) {
 } // namespace
 
 Expected<FileStat> lstat_path(const std::filesystem::path& path) {
-  return do_stat(path, false);
+  return do_stat(path.native(), false);
+}
+
+Expected<FileStat> lstat_utf8(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    return file_stat_from(st);
+  }
+  if (errno == ENOENT) {
+    return tl::unexpected(Error{ErrorCode::not_found, path});
+  }
+  return tl::unexpected(
+      platform::error_from(std::error_code(errno, std::generic_category()), path));
 }
 
 Expected<FileStat> stat_path(const std::filesystem::path& path) {
-  return do_stat(path, true);
+  return do_stat(path.native(), true);
 }
 
 Expected<std::vector<platform::DirEntry>> list_dir_entries(const std::filesystem::path& path) {

@@ -50,6 +50,10 @@ Expected<FileStat> lstat_path(const fs::path& path) {
   return do_stat(path, false);
 }
 
+Expected<FileStat> lstat_utf8(const std::string& path) {
+  return do_stat(u8path(path), false);
+}
+
 Expected<FileStat> stat_path(const fs::path& path) {
   return do_stat(path, true);
 }
