@@ -21,7 +21,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -103,17 +102,6 @@ struct TreeWalk {
   std::set<std::string> seen;
 };
 
-// Makes a T that is never destroyed: the command ends the process, and freeing tens of thousands
-// of strings and nodes one by one would cost a tenth of a tree's run (compilers leave their trees
-// to the exit in the same way, e.g. clang's -disable-free). It stays reachable from a static, so
-// leak checkers do not count it.
-template<typename T, typename... Args>
-T& kept_until_exit(Args&&... args) {
-  static auto* kept = new std::vector<std::unique_ptr<T>>();
-  kept->push_back(std::make_unique<T>(std::forward<Args>(args)...));
-  return *kept->back();
-}
-
 } // namespace
 
 int run_resolve(const ResolveOptions& options) {
@@ -168,7 +156,7 @@ int run_resolve(const ResolveOptions& options) {
     // A tree reads of each library it meets only what ld.so reads (SysRootProbe::Depth::loader);
     // the file named here is read as every other answer reads a file, so that its verdict
     // (unreadable, not regular, not ELF, or beyond the doctor's own resources) is theirs.
-    TreeWalk& walk = kept_until_exit<TreeWalk>(root, std::move(facts));
+    TreeWalk walk(root, std::move(facts));
     const std::string path = as_inner_path(root, options.name);
     const loader::PathState st = walk.probe.probe_whole(path);
     if (st.exists && st.binary != nullptr && !st.binary->read_error.empty()) {
