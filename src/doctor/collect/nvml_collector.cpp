@@ -234,7 +234,8 @@ NvmlDevice device_from_report(const Json& d, unsigned position) {
   return dev;
 }
 
-// How the child says it was confined (children.cpp, run_confined), within the types' ranges.
+} // namespace
+
 Fact<ProbeChild> child_from_report(const Json& j) {
   if (!j.contains("child") || !j["child"].is_object()) {
     return Fact<ProbeChild>::unknown("the probe did not say how it was confined");
@@ -266,8 +267,6 @@ Fact<ProbeChild> child_from_report(const Json& j) {
   }
   return Fact<ProbeChild>::known(std::move(child), "probe:confine_child");
 }
-
-} // namespace
 
 NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result) {
   NvmlInfo info;
@@ -433,8 +432,8 @@ NvmlInfo query_nvml(const platform::SysRoot& root, const CollectOptions& options
   if (options.self_executable.empty()) {
     return not_attempted("the doctor's own executable is unknown, so no probe child");
   }
-  auto result =
-      probe::run_child("nvml", options.self_executable, options.probe_timeout, k_max_probe_output);
+  auto result = probe::run_child(
+      "nvml", options.self_executable, "", options.probe_timeout, k_max_probe_output);
   if (!result) {
     NvmlInfo info = not_attempted(
         fmt::format("the NVML probe could not be started: {}", result.error().message));
