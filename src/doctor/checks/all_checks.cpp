@@ -11,8 +11,7 @@ namespace emits = kb::emitted_by;
 // The one list of checks, by family (each family's checks live in the file named after it).
 // Adding a check means a row here, its function in its family's file, and its finding rows in
 // data/kb/findings.json with "check" set to the row's name: the build turns those rows into
-// emits::k_<name>. Family 6 (unstable hardware) judges only the probes' computations yet: the
-// facts hold no clocks, temperatures or memory-error counters.
+// emits::k_<name>.
 constexpr CheckDef k_checks[] = {
     // versions.cpp, versions_driver.cpp
     {"driver_for_cuda", emits::k_driver_for_cuda, check_driver_for_cuda},
@@ -72,6 +71,7 @@ constexpr CheckDef k_checks[] = {
     {"probe_cublas", emits::k_probe_cublas, check_probe_cublas},
     // unstable_hardware.cpp
     {"probe_computations", emits::k_probe_computations, check_probe_computations},
+    {"gpu_state", emits::k_gpu_state, check_gpu_state},
     // os_updates.cpp
     {"module_for_kernel", emits::k_module_for_kernel, check_module_for_kernel},
     // internal.cpp

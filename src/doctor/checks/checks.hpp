@@ -155,7 +155,9 @@ void check_probe_cuda(const facts::Facts& facts, const kb::KnowledgeBase& kb, Fi
 void check_probe_cudnn(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 void check_probe_cublas(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 
-// unstable_hardware.cpp (family 6): a GPU that computes wrong results.
+// unstable_hardware.cpp (family 6): a GPU that computes wrong results; NVML's telemetry: clocks or
+// power limit above the defaults, slowdowns for heat or power, memory errors, a narrow PCIe link.
+void check_gpu_state(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 void check_probe_computations(const facts::Facts& facts,
                               const kb::KnowledgeBase& kb,
                               FindingSink& out);

@@ -83,6 +83,13 @@ struct NvmlDevice {
   Fact<std::string> compute_capability; // "9.0"
   Fact<std::uint64_t> memory_total;     // bytes
   Fact<std::uint64_t> memory_free;
+  // What NVML said of the GPU's state (probe/nvml_telemetry.cpp, range-checked by the
+  // collector): "clock_graphics_mhz", "app_clock_graphics_default_mhz", "power_limit_mw",
+  // "temperature_c", "clock_event_reasons", "pcie_width", "pcie_width_max",
+  // "ecc_uncorrected_volatile", "remapped_rows_pending", … A reading NVML did not give (or gave
+  // out of range: `telemetry_notes` says which) is absent.
+  Fact<std::map<std::string, std::uint64_t>> telemetry;
+  std::vector<std::string> telemetry_notes;
   bool operator==(const NvmlDevice&) const = default;
 };
 

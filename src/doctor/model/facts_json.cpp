@@ -309,8 +309,16 @@ DOCTOR_FACTS_FIELDS(OsInfo,
                     swap_free)
 DOCTOR_FACTS_FIELDS(DeviceNode, path, kind, mode, uid, gid, major, minor)
 DOCTOR_FACTS_FIELDS(DriverLibrary, name, path, version, stub)
-DOCTOR_FACTS_FIELDS(
-    NvmlDevice, index, name, uuid, pci_bus_id, compute_capability, memory_total, memory_free)
+DOCTOR_FACTS_FIELDS(NvmlDevice,
+                    index,
+                    name,
+                    uuid,
+                    pci_bus_id,
+                    compute_capability,
+                    memory_total,
+                    memory_free,
+                    telemetry,
+                    telemetry_notes)
 DOCTOR_FACTS_FIELDS(
     ProbeChild, uid, gid, capabilities_dropped, no_new_privs, address_space_limit, notes)
 DOCTOR_FACTS_FIELDS(NvmlInfo,

@@ -19,6 +19,9 @@ std::optional<platform::DynamicLibrary> open_library(const ChildInput& input,
 platform::ConfinementRequest library_child_confinement() {
   platform::ConfinementRequest request;
   request.address_space_budget = 0;
+  request.no_limit_reason =
+      "cuInit reserves the GPU's virtual address range, which a limit that "
+      "catches a leak would make fail";
   request.device_prefix = "nvidia";
   return request;
 }

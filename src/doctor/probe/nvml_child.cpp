@@ -5,6 +5,7 @@
 #include <doctor/platform/privileges.hpp>
 #include <doctor/probe/children.hpp>
 #include <doctor/probe/nvml_child.hpp>
+#include <doctor/probe/nvml_telemetry.hpp>
 #include <doctor/probe/symbols.hpp>
 #include <doctor/util/strings.hpp>
 
@@ -211,6 +212,7 @@ nlohmann::ordered_json probe(const ChildInput& /*input*/) {
       d["memory_total"] = mem.total;
       d["memory_free"] = mem.free;
     }
+    d["telemetry"] = nvml_telemetry(*lib, dev);
     devices.push_back(d);
   }
   out["devices"] = devices;
