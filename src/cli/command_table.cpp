@@ -5,6 +5,7 @@
 #include "crashes.hpp"
 #include "explain.hpp"
 #include "options.hpp"
+#include "probe.hpp"
 #include "resolve.hpp"
 
 #include <CLI/CLI.hpp>
@@ -66,9 +67,51 @@ constexpr std::string_view k_snapshot_footer = R"(Exit status:
 
 Documentation: docs/snapshot.md in the source tree.)";
 
+void add_lib_option(CLI::App& cmd, std::vector<std::string>& libs) {
+  cmd.add_option("--lib",
+                 libs,
+                 "Make probe PROBE (cuda, cudnn or cublas) load PATH instead of the copy the "
+                 "loader finds; repeatable")
+      ->type_name("PROBE=PATH");
+}
+
 void add_snapshot_options(CLI::App& cmd, SnapshotOptions& o) {
   add_target_options(cmd, o.target, false);
   add_output_options(cmd, o.output, {.file = true});
+  cmd.add_flag("--probe",
+               o.probe,
+               "Also run the isolated probes (as 'probe' does) and keep what they found in the "
+               "snapshot's 'probe' section, for 'check --snapshot'");
+  add_lib_option(cmd, o.probe_libs);
+}
+
+// probe
+
+constexpr std::string_view k_probe_summary =
+    "Run the vendor libraries for real, each in an isolated child process with a time limit: "
+    "NVML, the driver API (cuInit, devices, a context each), cuDNN and cuBLAS (versions, a "
+    "handle, a small convolution and SGEMM checked on the CPU), each the copy the loader would "
+    "load. A crash or hang there becomes a finding.";
+
+constexpr std::string_view k_probe_footer = R"(Exit status:
+  0  nothing at or above --fail-on was found
+  1  findings at or above --fail-on (default: error), a crashed or hung probe among them
+  2  usage error (a bad --lib or --kb-dir)
+  3  internal error
+
+Documentation: docs/probe.md in the source tree.)";
+
+void add_probe_options(CLI::App& cmd, ProbeOptions& o) {
+  add_lib_option(cmd, o.libs);
+  cmd.add_option("--timeout",
+                 o.timeout,
+                 "Seconds each probe child may take before it is killed, with everything it "
+                 "started, and reported as hung (default 10)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.1, 600.0));
+  add_kb_dir_option(cmd, o.kb_dir);
+  add_output_options(
+      cmd, o.output, {.formats = k_text_or_json, .color = true, .fail_on = true, .file = true});
 }
 
 // resolve
@@ -214,6 +257,7 @@ constexpr Command k_commands[] = {
      k_resolve_summary,
      k_resolve_footer,
      command<ResolveOptions, add_resolve_options, run_resolve>},
+    {"probe", k_probe_summary, k_probe_footer, command<ProbeOptions, add_probe_options, run_probe>},
     {"kb", k_kb_summary, k_kb_footer, command<KbOptions, add_kb_options, run_kb>},
     {"explain",
      k_explain_summary,

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "commands.hpp"
 
+#include "probe.hpp"
 #include "run.hpp"
 
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/runner.hpp>
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/probe_runs.hpp>
 #include <doctor/kb/knowledge_base.hpp>
 #include <doctor/kb/signatures.hpp>
 #include <doctor/model/facts_json.hpp>
@@ -287,9 +289,19 @@ int run_check(const CheckOptions& options) {
 }
 
 int run_snapshot(const SnapshotOptions& options) {
+  const std::map<std::string, std::string> probe_libs = parse_probe_libraries(options.probe_libs);
+  if (!options.probe && !probe_libs.empty()) {
+    throw CommandError{k_exit_usage, "--lib needs --probe"};
+  }
   Collection live(options.target); // NVML starts now, while the knowledge base loads
   const kb::KnowledgeBase kb = load_kb(options.target);
-  const facts::Facts facts = live.finish(kb);
+  facts::Facts facts = live.finish(kb);
+  if (options.probe) {
+    const platform::SysRoot root = make_root(options.target);
+    collect::CollectOptions copts = collect_options(options.target);
+    copts.kb = &kb;
+    collect::collect_probes(root, copts, kb, probe_libs, facts);
+  }
   write_output(options.output.file, facts::to_json_text(facts));
   return k_exit_ok;
 }

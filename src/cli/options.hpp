@@ -74,7 +74,17 @@ struct CheckOptions {
 
 struct SnapshotOptions {
   TargetOptions target;
-  OutputOptions output; // -o only
+  OutputOptions output;                // -o only
+  bool probe = false;                  // --probe: run the isolated probes too
+  std::vector<std::string> probe_libs; // --lib PROBE=PATH
+};
+
+// `probe`: run the vendor libraries in isolated children and report what they did.
+struct ProbeOptions {
+  std::vector<std::string> libs; // --lib PROBE=PATH: the file a probe loads instead
+  double timeout = 10.0;         // --timeout SECONDS, for each child
+  std::string kb_dir;            // --kb-dir DIR
+  OutputOptions output;          // --format text|json, --color, --fail-on, -o
 };
 
 // `kb`: list the knowledge base, or check an override directory.

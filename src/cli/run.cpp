@@ -143,9 +143,10 @@ int parse_and_run(int argc, char** argv) {
 } // namespace
 
 int run(int argc, char** argv) {
-  if (argc == 2) {
+  if (argc == 2 || argc == 3) {
     if (const probe::ChildProbe* child = probe::child_for_argument(argv[1])) {
-      return child->run();
+      std::vector<std::string_view> rest(argv + 2, argv + argc);
+      return probe::run_child_main(*child, rest);
     }
   }
   platform::prepare_console();

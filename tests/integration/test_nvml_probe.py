@@ -111,5 +111,38 @@ def without_a_kernel_driver_the_child_is_not_started():
     expect_contains(r.err, "--nvml")
 
 
+@test
+def telemetry_of_a_healthy_gpu_gives_no_hardware_finding():
+    doc = check("ok")
+    hw = [f["id"] for f in doc["findings"] if f["id"].startswith("hardware.")]
+    expect(hw == [], hw)
+    r = run(["snapshot", "--nvml", "always"], env={"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": "ok"})
+    t = r.json()["driver"]["nvml"]["devices"]["value"][0]["telemetry"]["value"]
+    expect(t["app_clock_graphics_mhz"] == 1755 and t["pcie_width_max"] == 16, t)
+    expect(t["power_limit_default_mw"] == 700000 and t["clock_event_reasons"] == 1, t)
+
+
+@test
+def odd_telemetry_becomes_hardware_findings():
+    for mode, fid, needle in (("overclock", "hardware.gpu_overclocked", "power limit 800 W, default 700 W"),
+                              ("throttle", "hardware.gpu_throttling", "hardware thermal slowdown"),
+                              ("rowremap", "hardware.gpu_memory_errors", "a row remap is pending"),
+                              ("narrowlink", "hardware.pcie_link_degraded", "x8 of its x16")):
+        doc = check(mode)
+        f = [x for x in doc["findings"] if x["id"] == fid]
+        expect(len(f) == 1, (mode, [x["id"] for x in doc["findings"]]))
+        expect_contains(f[0]["message"], needle)
+        others = [x["id"] for x in doc["findings"] if x["id"].startswith("hardware.") and x["id"] != fid]
+        expect(others == [], (mode, others))
+
+
+@test
+def a_temperature_out_of_range_is_dropped_with_a_note():
+    r = run(["snapshot", "--nvml", "always"], env={"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": "nonsense"})
+    dev = r.json()["driver"]["nvml"]["devices"]["value"][0]
+    expect("temperature_c" not in dev["telemetry"]["value"], dev["telemetry"])
+    expect(any("temperature_c" in n and "4000" in n for n in dev["telemetry_notes"]), dev["telemetry_notes"])
+
+
 if __name__ == "__main__":
     h.main(probe)

@@ -286,3 +286,141 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
   m->used = m->total - m->free;
   return 0;
 }
+
+/* Telemetry (nvml.h). Healthy values by default; the modes "overclock" (application clocks and
+ * power limit above their defaults), "throttle" (hardware and software thermal slowdown at 92 C),
+ * "rowremap" (a pending row remap, uncorrectable rows and ECC errors) and "narrowlink" (x8 of
+ * x16, with replays) each change their part; "nonsense" reports a temperature of 4000 C. */
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned int* mhz) {
+  (void)d;
+  *mhz = type == 0 ? 1755 : 2619;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned int* mhz) {
+  (void)d;
+  *mhz = type == 0 ? 1980 : 2619;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t d, int type, unsigned int* mhz) {
+  (void)d;
+  *mhz = type == 0 ? (is("overclock") ? 2100 : 1755) : 2619;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t d, int type, unsigned int* mhz) {
+  (void)d;
+  *mhz = type == 0 ? 1755 : 2619;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int* mw) {
+  (void)d;
+  *mw = 72000;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int* mw) {
+  (void)d;
+  *mw = is("overclock") ? 800000 : 700000;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t d, unsigned int* mw) {
+  (void)d;
+  *mw = 700000;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int* c) {
+  (void)d;
+  (void)sensor;
+  *c = is("nonsense") ? 4000 : is("throttle") ? 92 : 34;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t d, int type, unsigned int* c) {
+  (void)d;
+  *c = type == 0 ? 92 : 87;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d, unsigned long long* r) {
+  (void)d;
+  *r = is("throttle") ? 0x60ULL : 0x1ULL; /* thermal slowdown, hardware and software; else idle */
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int* g) {
+  (void)d;
+  *g = 5;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int* g) {
+  (void)d;
+  *g = 5;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int* w) {
+  (void)d;
+  *w = is("narrowlink") ? 8 : 16;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int* w) {
+  (void)d;
+  *w = 16;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t d, unsigned int* n) {
+  (void)d;
+  *n = is("narrowlink") ? 1234 : 0;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, unsigned int* on) {
+  (void)d;
+  *on = 1;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t d, unsigned int* m) {
+  (void)d;
+  *m = 0;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, unsigned int* current, unsigned int* pending) {
+  (void)d;
+  *current = 1;
+  *pending = 1;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int error_type, int counter_type,
+                                         unsigned long long* n) {
+  (void)d;
+  (void)counter_type;
+  *n = error_type == 1 && is("rowremap") ? 3 : 0;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, unsigned int* pending) {
+  (void)d;
+  *pending = 0;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned int* corr, unsigned int* unc,
+                                       unsigned int* pending, unsigned int* failed) {
+  (void)d;
+  *corr = 0;
+  *unc = is("rowremap") ? 2 : 0;
+  *pending = is("rowremap") ? 1 : 0;
+  *failed = 0;
+  return 0;
+}

@@ -50,6 +50,29 @@ facts::Facts rich_facts() {
   torch.cuda_archs = facts::Fact<std::vector<std::string>>::unknown("not recorded");
   env.frameworks.push_back(torch);
   f.python_envs.push_back(env);
+  // The probes' section (snapshot --probe): the stub libcuda and a crashed cuDNN child.
+  f.probe.ran = true;
+  facts::ProbeRun cuda;
+  cuda.probe = "cuda";
+  cuda.status = "answered";
+  cuda.library = {"libcuda.so.1",
+                  "/opt/stubs/libcuda.so.1",
+                  "/usr/local/cuda/lib64/stubs/libcuda.so",
+                  "LD_LIBRARY_PATH",
+                  "a program",
+                  {}};
+  cuda.calls.push_back({"cuInit", 34, "CUDA_ERROR_STUB_LIBRARY", "", "doctor"});
+  facts::ProbeDevice dev;
+  dev.name = test::known("NVIDIA H200");
+  dev.context = facts::Fact<facts::ProbeCall>::unknown("cuInit failed");
+  cuda.devices = facts::Fact<std::vector<facts::ProbeDevice>>::known({dev}, "cuda");
+  cuda.computations.push_back({"sgemm", "mismatch", "first difference", 128, 1, "0.5"});
+  facts::ProbeRun cudnn;
+  cudnn.probe = "cudnn";
+  cudnn.status = "crashed";
+  cudnn.signal = 11;
+  cudnn.stderr_tail = "boom";
+  f.probe.runs = {cuda, cudnn};
   return f;
 }
 

@@ -166,5 +166,27 @@ TEST(nvml_probe, a_device_count_past_what_the_child_asks_about_is_rejected) {
   EXPECT_NE(rejected(info.devices).find("4294967295, not in 0..64"), std::string::npos);
 }
 
+TEST(nvml_probe, telemetry_is_kept_within_its_bounds) {
+  auto info = collect::nvml_facts_from_report(exited(
+      R"({"library": "/usr/lib/libnvidia-ml.so.1", "init": 0, "devices": [{"index": 0,
+          "telemetry": {"clock_graphics_mhz": 1755, "power_limit_mw": 700000, "pcie_width": 16,
+                        "temperature_c": 4000, "ecc_mode": -1, "unknown_reading": 5}}]})"));
+  ASSERT_TRUE(info.devices);
+  const auto& dev = (*info.devices)[0];
+  ASSERT_TRUE(dev.telemetry);
+  EXPECT_EQ(dev.telemetry.source(), "nvml:telemetry");
+  EXPECT_EQ(dev.telemetry->at("clock_graphics_mhz"), 1755U);
+  EXPECT_EQ(dev.telemetry->at("power_limit_mw"), 700000U);
+  EXPECT_EQ(dev.telemetry->count("temperature_c"), 0U);
+  EXPECT_EQ(dev.telemetry->count("ecc_mode"), 0U);
+  EXPECT_EQ(dev.telemetry->count("unknown_reading"), 0U);
+  ASSERT_EQ(dev.telemetry_notes.size(), 2U);
+  EXPECT_NE(dev.telemetry_notes[0].find("temperature_c"), std::string::npos);
+  EXPECT_NE(dev.telemetry_notes[0].find("4000"), std::string::npos);
+  auto none = collect::nvml_facts_from_report(
+      exited(R"({"library": "/l", "init": 0, "devices": [{"index": 0, "name": "NVIDIA H200"}]})"));
+  EXPECT_FALSE((*none.devices)[0].telemetry);
+}
+
 } // namespace
 } // namespace doctor

@@ -35,5 +35,13 @@ TEST(process_answer, the_cap_holds_when_the_end_comes_late) {
   EXPECT_EQ(r.out, "abc");
 }
 
+TEST(process_answer, the_error_tail_is_cut_on_a_character_boundary) {
+  EXPECT_EQ(platform::tail_of("short", 10), "short");
+  EXPECT_EQ(platform::tail_of("abcdef", 3), "def");
+  // "é" is two bytes: a cut inside it drops its continuation byte, never half a character.
+  EXPECT_EQ(platform::tail_of("x\xC3\xA9yz", 3), "yz");
+  EXPECT_EQ(platform::tail_of("x\xC3\xA9yz", 4), "\xC3\xA9yz");
+}
+
 } // namespace
 } // namespace doctor

@@ -11,8 +11,7 @@ namespace emits = kb::emitted_by;
 // The one list of checks, by family (each family's checks live in the file named after it).
 // Adding a check means a row here, its function in its family's file, and its finding rows in
 // data/kb/findings.json with "check" set to the row's name: the build turns those rows into
-// emits::k_<name>. Family 6 (unstable hardware) has no check yet: the facts hold no clocks,
-// temperatures or memory-error counters to judge.
+// emits::k_<name>.
 constexpr CheckDef k_checks[] = {
     // versions.cpp, versions_driver.cpp
     {"driver_for_cuda", emits::k_driver_for_cuda, check_driver_for_cuda},
@@ -63,6 +62,16 @@ constexpr CheckDef k_checks[] = {
     {"windows_driver_service", emits::k_windows_driver_service, check_windows_driver_service},
     {"windows_driver_install", emits::k_windows_driver_install, check_windows_driver_install},
     {"windows_stale_toolkit", emits::k_windows_stale_toolkit, check_windows_stale_toolkit},
+    // probe_results.cpp
+    {"probe_children", emits::k_probe_children, check_probe_children},
+    {"probe_loading", emits::k_probe_loading, check_probe_loading},
+    {"probe_cuda_stub", emits::k_probe_cuda_stub, check_probe_cuda_stub},
+    {"probe_cuda", emits::k_probe_cuda, check_probe_cuda},
+    {"probe_cudnn", emits::k_probe_cudnn, check_probe_cudnn},
+    {"probe_cublas", emits::k_probe_cublas, check_probe_cublas},
+    // unstable_hardware.cpp
+    {"probe_computations", emits::k_probe_computations, check_probe_computations},
+    {"gpu_state", emits::k_gpu_state, check_gpu_state},
     // os_updates.cpp
     {"module_for_kernel", emits::k_module_for_kernel, check_module_for_kernel},
     // internal.cpp

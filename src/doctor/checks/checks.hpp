@@ -143,4 +143,23 @@ void check_collector_errors(const facts::Facts& facts,
                             const kb::KnowledgeBase& kb,
                             FindingSink& out);
 
+// probe_results.cpp (families 2 and 7, from the isolated probes' facts): a child that crashed,
+// hung or could not load its library; the driver API's cuInit and contexts; cuDNN's and cuBLAS's
+// handles.
+void check_probe_children(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_probe_loading(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_probe_cuda_stub(const facts::Facts& facts,
+                           const kb::KnowledgeBase& kb,
+                           FindingSink& out);
+void check_probe_cuda(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_probe_cudnn(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_probe_cublas(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+
+// unstable_hardware.cpp (family 6): a GPU that computes wrong results; NVML's telemetry: clocks or
+// power limit above the defaults, slowdowns for heat or power, memory errors, a narrow PCIe link.
+void check_gpu_state(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_probe_computations(const facts::Facts& facts,
+                              const kb::KnowledgeBase& kb,
+                              FindingSink& out);
+
 } // namespace doctor::checks

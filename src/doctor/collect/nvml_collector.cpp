@@ -217,6 +217,73 @@ Fact<std::string> checked_compute_capability(const Json& d, const std::string& m
                                   fmt::format("nvml:{}", k_function));
 }
 
+// The telemetry readings the NVML child reports (probe/nvml_telemetry.cpp) and the largest value
+// each may take on real hardware; a value above it, or one that is not a count, is dropped with a
+// note.
+struct TelemetryBound {
+  std::string_view key;
+  std::uint64_t max;
+};
+constexpr std::uint64_t k_max_clock_mhz = 20000;
+constexpr std::uint64_t k_max_power_mw = 10'000'000; // 10 kW
+constexpr std::uint64_t k_max_temperature_c = 250;
+constexpr std::uint64_t k_max_count = std::uint64_t{1} << 48;
+constexpr TelemetryBound k_telemetry_bounds[] = {
+    {"clock_graphics_mhz", k_max_clock_mhz},
+    {"clock_memory_mhz", k_max_clock_mhz},
+    {"clock_graphics_max_mhz", k_max_clock_mhz},
+    {"clock_memory_max_mhz", k_max_clock_mhz},
+    {"app_clock_graphics_mhz", k_max_clock_mhz},
+    {"app_clock_memory_mhz", k_max_clock_mhz},
+    {"app_clock_graphics_default_mhz", k_max_clock_mhz},
+    {"app_clock_memory_default_mhz", k_max_clock_mhz},
+    {"power_draw_mw", k_max_power_mw},
+    {"power_limit_mw", k_max_power_mw},
+    {"power_limit_default_mw", k_max_power_mw},
+    {"temperature_c", k_max_temperature_c},
+    {"temperature_slowdown_c", k_max_temperature_c},
+    {"temperature_shutdown_c", k_max_temperature_c},
+    {"clock_event_reasons", 0xFFFFFFFFULL},
+    {"pcie_generation", 16},
+    {"pcie_generation_max", 16},
+    {"pcie_width", 64},
+    {"pcie_width_max", 64},
+    {"pcie_replay_count", k_max_count},
+    {"persistence_mode", 1},
+    {"compute_mode", 3},
+    {"ecc_mode", 1},
+    {"ecc_corrected_volatile", k_max_count},
+    {"ecc_uncorrected_volatile", k_max_count},
+    {"retired_pages_pending", 1},
+    {"remapped_rows_correctable", k_max_count},
+    {"remapped_rows_uncorrectable", k_max_count},
+    {"remapped_rows_pending", 1},
+    {"remapped_rows_failure", 1},
+};
+
+void read_telemetry(const Json& d, NvmlDevice& dev, const std::string& missing) {
+  if (!d.contains("telemetry") || !d["telemetry"].is_object()) {
+    dev.telemetry = Fact<std::map<std::string, std::uint64_t>>::unknown(missing);
+    return;
+  }
+  std::map<std::string, std::uint64_t> values;
+  for (const TelemetryBound& b : k_telemetry_bounds) {
+    const std::string key(b.key);
+    if (!d["telemetry"].contains(key)) {
+      continue;
+    }
+    const Json& v = d["telemetry"][key];
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= b.max) {
+      values.emplace(key, v.get<std::uint64_t>());
+    } else {
+      dev.telemetry_notes.push_back(
+          out_of_range(key, fmt::format("{}, not in 0..{}", util::sanitize(v.dump(), 40), b.max)));
+    }
+  }
+  dev.telemetry =
+      Fact<std::map<std::string, std::uint64_t>>::known(std::move(values), "nvml:telemetry");
+}
+
 NvmlDevice device_from_report(const Json& d, unsigned position) {
   NvmlDevice dev;
   dev.index = position;
@@ -231,10 +298,12 @@ NvmlDevice device_from_report(const Json& d, unsigned position) {
   dev.compute_capability = checked_compute_capability(d, why);
   dev.memory_total = checked_memory(d, "memory_total", k_max_memory, why);
   dev.memory_free = checked_memory(d, "memory_free", dev.memory_total.value_or(k_max_memory), why);
+  read_telemetry(d, dev, why);
   return dev;
 }
 
-// How the child says it was confined (children.cpp, run_confined), within the types' ranges.
+} // namespace
+
 Fact<ProbeChild> child_from_report(const Json& j) {
   if (!j.contains("child") || !j["child"].is_object()) {
     return Fact<ProbeChild>::unknown("the probe did not say how it was confined");
@@ -266,8 +335,6 @@ Fact<ProbeChild> child_from_report(const Json& j) {
   }
   return Fact<ProbeChild>::known(std::move(child), "probe:confine_child");
 }
-
-} // namespace
 
 NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result) {
   NvmlInfo info;
@@ -433,8 +500,8 @@ NvmlInfo query_nvml(const platform::SysRoot& root, const CollectOptions& options
   if (options.self_executable.empty()) {
     return not_attempted("the doctor's own executable is unknown, so no probe child");
   }
-  auto result =
-      probe::run_child("nvml", options.self_executable, options.probe_timeout, k_max_probe_output);
+  auto result = probe::run_child(
+      "nvml", options.self_executable, "", options.probe_timeout, k_max_probe_output);
   if (!result) {
     NvmlInfo info = not_attempted(
         fmt::format("the NVML probe could not be started: {}", result.error().message));

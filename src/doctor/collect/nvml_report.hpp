@@ -5,6 +5,8 @@
 #include <doctor/platform/process.hpp>
 #include <doctor/platform/sysroot.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 
@@ -14,6 +16,11 @@ namespace doctor::collect {
 // that crashed, hung, or printed something unreadable gives status "probe_failed" with the
 // reason.
 facts::NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result);
+
+// How an isolated child says it was confined (the "child" member of its report, from
+// probe::run_confined), checked within the types' ranges; unknown with the reason when missing
+// or malformed. Shared by every child's report.
+facts::Fact<facts::ProbeChild> child_from_report(const nlohmann::ordered_json& report);
 
 // Why NVML on this Linux system could only answer "driver not loaded", so that the child is not
 // started (the reason becomes the fact); nullopt where a driver may answer, or where what would

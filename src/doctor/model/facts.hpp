@@ -83,6 +83,13 @@ struct NvmlDevice {
   Fact<std::string> compute_capability; // "9.0"
   Fact<std::uint64_t> memory_total;     // bytes
   Fact<std::uint64_t> memory_free;
+  // What NVML said of the GPU's state (probe/nvml_telemetry.cpp, range-checked by the
+  // collector): "clock_graphics_mhz", "app_clock_graphics_default_mhz", "power_limit_mw",
+  // "temperature_c", "clock_event_reasons", "pcie_width", "pcie_width_max",
+  // "ecc_uncorrected_volatile", "remapped_rows_pending", … A reading NVML did not give (or gave
+  // out of range: `telemetry_notes` says which) is absent.
+  Fact<std::map<std::string, std::uint64_t>> telemetry;
+  std::vector<std::string> telemetry_notes;
   bool operator==(const NvmlDevice&) const = default;
 };
 
@@ -111,6 +118,80 @@ struct NvmlInfo {
   Fact<std::vector<NvmlDevice>> devices;
   Fact<ProbeChild> child; // unknown when the child gave no report (crashed, hung, not run)
   bool operator==(const NvmlInfo&) const = default;
+};
+
+// Where the library an isolated probe loaded came from: the loader model's answer (or the
+// command line's --lib).
+struct ProbeLibrary {
+  std::string name;      // what was searched for: "libcudnn.so.9"
+  std::string path;      // the file handed to the child; "" when none was found
+  std::string real_path; // `path` with its links resolved ("…/stubs/libcuda.so"); "" if the same
+  std::string found_via; // "ld.so.cache", "LD_LIBRARY_PATH", "--lib", …
+  std::string context;   // "a program without RPATH or RUNPATH", "torch 2.5.1 in /venv"
+  std::vector<std::string> searched; // none found: every path considered, "path (via): outcome"
+  bool operator==(const ProbeLibrary&) const = default;
+};
+
+// One call into a vendor library and what it returned.
+struct ProbeCall {
+  std::string function; // "cuInit"
+  std::int64_t result = 0;
+  std::string name; // "CUDA_ERROR_STUB_LIBRARY": the library's own name for it, if it gave one
+  std::string text; // its description, if it gave one
+  std::string name_source; // "library" (cuGetErrorName, cudnnGetErrorString, …) or "doctor"
+  bool operator==(const ProbeCall&) const = default;
+};
+
+// A device as the driver API listed it.
+struct ProbeDevice {
+  unsigned index = 0;
+  Fact<std::string> name;
+  Fact<std::uint64_t> memory_total; // bytes
+  Fact<ProbeCall> context;          // cuCtxCreate_v2 on it
+  bool operator==(const ProbeDevice&) const = default;
+};
+
+// A small computation a probe ran on the GPU and compared with the CPU reference.
+struct ProbeComputation {
+  std::string name; // "convolution_forward", "sgemm"
+  std::string
+      status; // "passed", "mismatch", "skipped" (could not run: why), "failed" (a call failed)
+  std::string detail;
+  std::uint64_t elements = 0;
+  std::uint64_t mismatches = 0;
+  std::string max_abs_error; // as text ("0", "0.25"): the largest difference from the reference
+  bool operator==(const ProbeComputation&) const = default;
+};
+
+// One isolated child's run (probe/children.cpp). `status`: "answered" (the child reported; what
+// the vendor calls returned is in `calls`), "library_not_found" (the loader model found no copy;
+// not run), "library_not_loaded" (the child's dlopen failed: `detail`), "crashed" (a signal:
+// `signal`), "timed_out" (killed at the time limit), "exited" (ended without a report:
+// `exit_code`), "no_answer" (its report could not be read), "not_run" (`detail` says why).
+struct ProbeRun {
+  std::string probe; // "cuda", "cudnn", "cublas"
+  std::string status;
+  std::string detail;
+  ProbeLibrary library;
+  std::string loaded;                // the file the child's loader mapped
+  Fact<std::string> version;         // "9.19.0"; the driver API's "13.0"; cuBLAS "13.1.0"
+  Fact<std::string> runtime_version; // cuDNN's cudnnGetCudartVersion: "13.1"
+  std::vector<ProbeCall> calls;
+  Fact<std::vector<ProbeDevice>> devices; // the driver API's; unknown for the others
+  std::vector<ProbeComputation> computations;
+  std::int64_t exit_code = 0;
+  std::int64_t signal = 0;
+  std::string stderr_tail; // the end of its standard error, for a child that failed
+  Fact<ProbeChild> child;
+  bool operator==(const ProbeRun&) const = default;
+};
+
+// What `cudnn-doctor probe` (or `snapshot --probe`) ran; `ran` is false in a snapshot made
+// without them.
+struct ProbeInfo {
+  bool ran = false;
+  std::vector<ProbeRun> runs;
+  bool operator==(const ProbeInfo&) const = default;
 };
 
 // A kernel installed under /lib/modules and the NVIDIA driver modules its modules.dep lists.
@@ -522,6 +603,7 @@ struct Facts {
   IntegrityInfo integrity;
   std::vector<UnreadablePath> unreadable; // sorted by path
   WindowsInfo windows;                    // os_family "windows" only
+  ProbeInfo probe;                        // the isolated probes' answers, when they ran
   bool operator==(const Facts&) const = default;
 };
 

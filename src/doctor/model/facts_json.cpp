@@ -309,8 +309,16 @@ DOCTOR_FACTS_FIELDS(OsInfo,
                     swap_free)
 DOCTOR_FACTS_FIELDS(DeviceNode, path, kind, mode, uid, gid, major, minor)
 DOCTOR_FACTS_FIELDS(DriverLibrary, name, path, version, stub)
-DOCTOR_FACTS_FIELDS(
-    NvmlDevice, index, name, uuid, pci_bus_id, compute_capability, memory_total, memory_free)
+DOCTOR_FACTS_FIELDS(NvmlDevice,
+                    index,
+                    name,
+                    uuid,
+                    pci_bus_id,
+                    compute_capability,
+                    memory_total,
+                    memory_free,
+                    telemetry,
+                    telemetry_notes)
 DOCTOR_FACTS_FIELDS(
     ProbeChild, uid, gid, capabilities_dropped, no_new_privs, address_space_limit, notes)
 DOCTOR_FACTS_FIELDS(NvmlInfo,
@@ -323,6 +331,26 @@ DOCTOR_FACTS_FIELDS(NvmlInfo,
                     cuda_driver_version,
                     devices,
                     child)
+DOCTOR_FACTS_FIELDS(ProbeLibrary, name, path, real_path, found_via, context, searched)
+DOCTOR_FACTS_FIELDS(ProbeCall, function, result, name, text, name_source)
+DOCTOR_FACTS_FIELDS(ProbeDevice, index, name, memory_total, context)
+DOCTOR_FACTS_FIELDS(ProbeComputation, name, status, detail, elements, mismatches, max_abs_error)
+DOCTOR_FACTS_FIELDS(ProbeRun,
+                    probe,
+                    status,
+                    detail,
+                    library,
+                    loaded,
+                    version,
+                    runtime_version,
+                    calls,
+                    devices,
+                    computations,
+                    exit_code,
+                    signal,
+                    stderr_tail,
+                    child)
+DOCTOR_FACTS_FIELDS(ProbeInfo, ran, runs)
 DOCTOR_FACTS_FIELDS(KernelModules, kernel_release, nvidia_modules)
 DOCTOR_FACTS_FIELDS(DriverInfo,
                     kernel_module_version,
@@ -471,7 +499,20 @@ DOCTOR_FACTS_FIELDS(Facts,
                     probed_paths,
                     integrity,
                     unreadable,
-                    windows)
+                    windows,
+                    probe)
+
+nlohmann::ordered_json to_json(const ProbeInfo& probe) {
+  nlohmann::ordered_json j;
+  to_json(j, probe);
+  return j;
+}
+
+nlohmann::ordered_json to_json(const NvmlInfo& nvml) {
+  nlohmann::ordered_json j;
+  to_json(j, nvml);
+  return j;
+}
 
 nlohmann::ordered_json to_json(const Facts& facts) {
   nlohmann::ordered_json j;

@@ -30,6 +30,11 @@ inline constexpr JsonLimits k_snapshot_limits{
 // collectors' sorted order, so equal facts give byte-identical text.
 nlohmann::ordered_json to_json(const Facts& facts);
 
+// The snapshot's JSON of one section: the probes' runs and NVML's answers, for the probe
+// command's report (the same form as in a snapshot).
+nlohmann::ordered_json to_json(const ProbeInfo& probe);
+nlohmann::ordered_json to_json(const NvmlInfo& nvml);
+
 // Returns to_json(facts) as indented text with a final newline.
 std::string to_json_text(const Facts& facts);
 

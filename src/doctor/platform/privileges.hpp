@@ -14,6 +14,8 @@ struct ConfinementRequest {
   // Bytes of address space the child may map beyond what it has mapped when it asks (so that an
   // AddressSanitizer build, which reserves terabytes first, gets the same budget); 0: no limit.
   std::uint64_t address_space_budget = 0;
+  // Why no budget is asked for (budget 0), for the notes of the child's report.
+  std::string no_limit_reason;
   // The device nodes the vendor call opens: the character devices of /dev whose names start
   // with this ("nvidia": nvidiactl, nvidia0, …). Root is given up only for a user that can open
   // every one of them (or when there are none).

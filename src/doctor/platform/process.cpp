@@ -20,4 +20,16 @@ bool append_answer(ProcessResult& result, std::string_view got, const ProcessOpt
   return result.answered;
 }
 
+std::string tail_of(std::string_view text, std::size_t max) {
+  if (text.size() <= max) {
+    return std::string(text);
+  }
+  std::size_t start = text.size() - max;
+  // Skip UTF-8 continuation bytes (10xxxxxx): the sequence they belong to began before the cut.
+  while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
+    ++start;
+  }
+  return std::string(text.substr(start));
+}
+
 } // namespace doctor::platform

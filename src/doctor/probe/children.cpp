@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/platform/host_path.hpp>
 #include <doctor/probe/children.hpp>
+#include <doctor/probe/cublas_child.hpp>
+#include <doctor/probe/cuda_child.hpp>
+#include <doctor/probe/cudnn_child.hpp>
 #include <doctor/probe/nvml_child.hpp>
 
 #include <fmt/format.h>
@@ -17,8 +20,33 @@ constexpr ChildProbe k_children[] = {
     {"nvml",
      "__probe-nvml",
      "NVML (libnvidia-ml.so.1, nvml.dll): driver and device queries",
+     false,
      run_nvml_child},
+    {"cuda",
+     "__probe-cuda",
+     "the CUDA driver API (libcuda.so.1): cuInit, driver version, devices, a context per device",
+     true,
+     run_cuda_child},
+    {"cudnn",
+     "__probe-cudnn",
+     "cuDNN (libcudnn.so.N): versions, a handle, a small convolution checked on the CPU",
+     true,
+     run_cudnn_child},
+    {"cublas",
+     "__probe-cublas",
+     "cuBLAS (libcublas.so.N): version, a handle, a small SGEMM checked on the CPU",
+     true,
+     run_cublas_child},
 };
+
+const ChildProbe* child_named(std::string_view name) {
+  for (const ChildProbe& c : k_children) {
+    if (c.name == name) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
 
 } // namespace
 
@@ -35,12 +63,25 @@ const ChildProbe* child_for_argument(std::string_view argument) {
   return nullptr;
 }
 
-int run_confined(const platform::ConfinementRequest& request, nlohmann::ordered_json (*queries)()) {
+int run_child_main(const ChildProbe& child, std::span<const std::string_view> rest) {
+  if (rest.size() != (child.takes_library ? 1U : 0U)) {
+    return 2;
+  }
+  ChildInput input;
+  if (child.takes_library) {
+    input.library = std::string(rest.front());
+  }
+  return child.run(input);
+}
+
+int run_confined(const platform::ConfinementRequest& request,
+                 const ChildInput& input,
+                 nlohmann::ordered_json (*queries)(const ChildInput&)) {
   auto confined = platform::confine_child(request);
   if (!confined) {
     return 1; // the parent is gone: nobody would read the answer
   }
-  nlohmann::ordered_json report = queries();
+  nlohmann::ordered_json report = queries(input);
   nlohmann::ordered_json child;
   child["uid"] = confined->uid;
   child["gid"] = confined->gid;
@@ -61,18 +102,29 @@ int run_confined(const platform::ConfinementRequest& request, nlohmann::ordered_
 
 Expected<platform::ProcessResult> run_child(std::string_view name,
                                             const std::filesystem::path& self,
+                                            const std::string& library,
                                             std::chrono::milliseconds timeout,
                                             std::size_t max_output) {
-  for (const ChildProbe& c : k_children) {
-    if (c.name == name) {
-      platform::ProcessOptions options;
-      options.timeout = timeout;
-      options.max_output = max_output;
-      options.end_of_answer = k_end_of_report;
-      return platform::run_process({platform::utf8(self), std::string(c.argument)}, options);
-    }
+  const ChildProbe* c = child_named(name);
+  if (c == nullptr) {
+    return make_error(ErrorCode::not_found, fmt::format("no isolated child named {}", name));
   }
-  return make_error(ErrorCode::not_found, fmt::format("no isolated child named {}", name));
+  if (c->takes_library == library.empty()) {
+    return make_error(ErrorCode::invalid_argument,
+                      fmt::format("the {} child {} a library path",
+                                  name,
+                                  c->takes_library ? "needs" : "takes no"));
+  }
+  platform::ProcessOptions options;
+  options.timeout = timeout;
+  options.max_output = max_output;
+  options.end_of_answer = k_end_of_report;
+  options.max_error_tail = k_max_error_tail;
+  std::vector<std::string> argv{platform::utf8(self), std::string(c->argument)};
+  if (c->takes_library) {
+    argv.push_back(library);
+  }
+  return platform::run_process(argv, options);
 }
 
 } // namespace doctor::probe

@@ -5,6 +5,8 @@
 #include <doctor/platform/privileges.hpp>
 #include <doctor/probe/children.hpp>
 #include <doctor/probe/nvml_child.hpp>
+#include <doctor/probe/nvml_telemetry.hpp>
+#include <doctor/probe/symbols.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -62,22 +64,6 @@ struct NvmlTable {
   NvmlReturn (*device_memory)(NvmlDevice, NvmlMemory*) = nullptr;
 };
 
-// Looks up the first exported name of `names` (newest versioned symbol first, as nvml.h maps
-// nvmlInit to nvmlInit_v2) and records which one was used.
-template<typename Fn>
-void bind(const platform::DynamicLibrary& lib,
-          Fn& slot,
-          std::initializer_list<const char*> names,
-          nlohmann::ordered_json& symbols) {
-  for (const char* name : names) {
-    if (void* p = lib.symbol(name)) {
-      slot = reinterpret_cast<Fn>(p);
-      symbols.push_back(name);
-      return;
-    }
-  }
-}
-
 std::string error_text(const NvmlTable& t, NvmlReturn rc) {
   const char* s = t.error_string != nullptr ? t.error_string(rc) : nullptr;
   return s != nullptr ? util::sanitize(s, 200) : fmt::format("NVML error {}", rc);
@@ -122,7 +108,7 @@ std::vector<std::string> library_names() {
   return {"libnvidia-ml.so.1", "libnvidia-ml.so"};
 }
 
-nlohmann::ordered_json probe() {
+nlohmann::ordered_json probe(const ChildInput& /*input*/) {
   nlohmann::ordered_json out;
   std::optional<platform::DynamicLibrary> lib;
   std::vector<std::string> errors;
@@ -226,6 +212,7 @@ nlohmann::ordered_json probe() {
       d["memory_total"] = mem.total;
       d["memory_free"] = mem.free;
     }
+    d["telemetry"] = nvml_telemetry(*lib, dev);
     devices.push_back(d);
   }
   out["devices"] = devices;
@@ -237,11 +224,11 @@ nlohmann::ordered_json probe() {
 
 } // namespace
 
-int run_nvml_child() {
+int run_nvml_child(const ChildInput& input) {
   platform::ConfinementRequest request;
   request.address_space_budget = k_nvml_address_space;
   request.device_prefix = "nvidia";
-  return run_confined(request, probe);
+  return run_confined(request, input, probe);
 }
 
 } // namespace doctor::probe

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <doctor/probe/children.hpp>
+
 namespace doctor::probe {
 
 // Runs in the isolated child process (the row "nvml" of children.cpp): confined first
@@ -11,6 +13,6 @@ namespace doctor::probe {
 // it into facts). Returns the process exit
 // status (0 even when NVML fails: the failure is the answer). A crash or hang here kills only
 // the child.
-int run_nvml_child();
+int run_nvml_child(const ChildInput& input);
 
 } // namespace doctor::probe

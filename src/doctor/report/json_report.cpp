@@ -176,26 +176,22 @@ Json inventory_json(const Inventory& inv) {
 
 } // namespace
 
-std::string render_json(const Report& report) {
-  Json j;
-  j["schema"] = k_report_schema;
-  j["tool"] = {{"name", "cudnn-doctor"},
-               {"version", report.tool_version},
-               {"kb_version", report.kb_version}};
-  j["command"] = report.command;
-  j["target"] = {{"kind", report.target_kind}, {"path", report.target}};
-  j["inventory"] = inventory_json(report.inventory);
+nlohmann::ordered_json
+summary_json(const std::vector<Finding>& findings, Severity fail_on, int exit_code) {
   Json counts = {{"critical", 0}, {"error", 0}, {"warning", 0}, {"info", 0}};
-  for (const Finding& f : report.findings) {
+  for (const Finding& f : findings) {
     counts[std::string(to_string(f.severity))] =
         counts[std::string(to_string(f.severity))].get<int>() + 1;
   }
-  j["summary"] = {{"status", overall_status(report.findings)},
-                  {"counts", counts},
-                  {"fail_on", to_string(report.fail_on)},
-                  {"exit_code", exit_status(report)}};
-  Json findings = Json::array();
-  for (const Finding& f : report.findings) {
+  return {{"status", overall_status(findings)},
+          {"counts", counts},
+          {"fail_on", to_string(fail_on)},
+          {"exit_code", exit_code}};
+}
+
+nlohmann::ordered_json findings_json(const std::vector<Finding>& findings) {
+  Json out = Json::array();
+  for (const Finding& f : findings) {
     Json evidence = Json::array();
     for (const Evidence& e : f.evidence) {
       evidence.push_back({{"source", e.source}, {"value", e.value}});
@@ -206,16 +202,35 @@ std::string render_json(const Report& report) {
       fix["command"] = x.command.empty() ? Json(nullptr) : Json(x.command);
       fixes.push_back(fix);
     }
-    findings.push_back({{"id", f.id},
-                        {"severity", to_string(f.severity)},
-                        {"cause_class", to_string(f.cause_class)},
-                        {"title", f.title},
-                        {"subject", f.subject},
-                        {"message", f.message},
-                        {"evidence", evidence},
-                        {"fixes", fixes}});
+    out.push_back({{"id", f.id},
+                   {"severity", to_string(f.severity)},
+                   {"cause_class", to_string(f.cause_class)},
+                   {"title", f.title},
+                   {"subject", f.subject},
+                   {"message", f.message},
+                   {"evidence", evidence},
+                   {"fixes", fixes}});
   }
-  j["findings"] = findings;
+  return out;
+}
+
+nlohmann::ordered_json report_head(std::string_view schema,
+                                   const std::string& tool_version,
+                                   const std::string& kb_version,
+                                   const std::string& command) {
+  Json j;
+  j["schema"] = schema;
+  j["tool"] = {{"name", "cudnn-doctor"}, {"version", tool_version}, {"kb_version", kb_version}};
+  j["command"] = command;
+  return j;
+}
+
+std::string render_json(const Report& report) {
+  Json j = report_head(k_report_schema, report.tool_version, report.kb_version, report.command);
+  j["target"] = {{"kind", report.target_kind}, {"path", report.target}};
+  j["inventory"] = inventory_json(report.inventory);
+  j["summary"] = summary_json(report.findings, report.fail_on, exit_status(report));
+  j["findings"] = findings_json(report.findings);
   util::keep_bytes(j);
   return j.dump(2) + "\n";
 }

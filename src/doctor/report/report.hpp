@@ -4,6 +4,8 @@
 #include <doctor/model/finding.hpp>
 #include <doctor/report/inventory.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +47,25 @@ std::string render_json(const Report& report);
 
 // GitHub-flavoured Markdown for pasting into an issue.
 std::string render_markdown(const Report& report);
+
+// The findings part of a text report: the summary line, then each finding with its evidence and
+// fixes, every untrusted string escaped. Shared by `check` and `probe`.
+std::string render_findings_text(const std::vector<Finding>& findings, bool color);
+
+// The first members of a JSON report: {"schema", "tool": {name, version, kb_version}, "command"}.
+nlohmann::ordered_json report_head(std::string_view schema,
+                                   const std::string& tool_version,
+                                   const std::string& kb_version,
+                                   const std::string& command);
+
+// The "summary" object of a JSON report (docs/report.md): roll-up status, counts by severity,
+// fail_on and exit_code.
+nlohmann::ordered_json
+summary_json(const std::vector<Finding>& findings, Severity fail_on, int exit_code);
+
+// The "findings" array of a JSON report: {id, severity, cause_class, title, subject, message,
+// evidence, fixes} each.
+nlohmann::ordered_json findings_json(const std::vector<Finding>& findings);
 
 // Renders `report` in `format`.
 std::string render(const Report& report, Format format, bool color);

@@ -10,7 +10,7 @@ namespace doctor::report {
 
 namespace {
 
-std::string findings_summary_line(const std::vector<Finding>& findings) {
+std::string summary_line(const std::vector<Finding>& findings) {
   int counts[4] = {0, 0, 0, 0};
   for (const Finding& f : findings) {
     ++counts[static_cast<int>(f.severity)];
@@ -28,28 +28,12 @@ std::string findings_summary_line(const std::vector<Finding>& findings) {
 
 } // namespace
 
-// Every string that comes from the examined machine or a file (paths, names, versions, the
-// messages and fixes filled with them) passes util::escape_terminal on its way out, so none can
-// move the cursor, recolour, retitle the window or start a line of its own.
-std::string render_text(const Report& report, bool color) {
+std::string render_findings_text(const std::vector<Finding>& findings, bool color) {
   using util::escape_terminal;
   const Style st{color};
   std::string out;
-  out += st.bold(fmt::format("cudnn-doctor {}", report.tool_version));
-  out += st.dim(fmt::format(" · {} of {}\n\n",
-                            report.command,
-                            report.target_kind == "live"
-                                ? std::string("this machine")
-                                : report.target_kind + " " + escape_terminal(report.target)));
-  out += st.bold("Inventory") + "\n";
-  for (const InventoryLine& line : describe_inventory(report.inventory)) {
-    for (std::size_t i = 0; i < line.values.size(); ++i) {
-      out += i == 0 ? st.bold(fmt::format("  {:<8}", line.label)) : std::string(10, ' ');
-      out += escape_terminal(line.values[i]) + "\n";
-    }
-  }
-  out += "\n" + st.bold(fmt::format("Findings: {}", findings_summary_line(report.findings))) + "\n";
-  for (const Finding& f : report.findings) {
+  out += "\n" + st.bold(fmt::format("Findings: {}", summary_line(findings))) + "\n";
+  for (const Finding& f : findings) {
     out += "\n";
     out += st.apply(severity_color(f.severity), fmt::format("{:<8}", severity_label(f.severity)));
     out += " " + st.bold(escape_terminal(f.title)) + "\n";
@@ -78,6 +62,30 @@ std::string render_text(const Report& report, bool color) {
       }
     }
   }
+  return out;
+}
+
+// Every string that comes from the examined machine or a file (paths, names, versions, the
+// messages and fixes filled with them) passes util::escape_terminal on its way out, so none can
+// move the cursor, recolour, retitle the window or start a line of its own.
+std::string render_text(const Report& report, bool color) {
+  using util::escape_terminal;
+  const Style st{color};
+  std::string out;
+  out += st.bold(fmt::format("cudnn-doctor {}", report.tool_version));
+  out += st.dim(fmt::format(" · {} of {}\n\n",
+                            report.command,
+                            report.target_kind == "live"
+                                ? std::string("this machine")
+                                : report.target_kind + " " + escape_terminal(report.target)));
+  out += st.bold("Inventory") + "\n";
+  for (const InventoryLine& line : describe_inventory(report.inventory)) {
+    for (std::size_t i = 0; i < line.values.size(); ++i) {
+      out += i == 0 ? st.bold(fmt::format("  {:<8}", line.label)) : std::string(10, ' ');
+      out += escape_terminal(line.values[i]) + "\n";
+    }
+  }
+  out += render_findings_text(report.findings, color);
   return out;
 }
 

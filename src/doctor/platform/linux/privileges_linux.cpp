@@ -66,9 +66,10 @@ std::optional<std::uint64_t> mapped_bytes() {
 // heap and large allocations, ASan's secondary allocator). ASan's primary allocator serves small
 // allocations from space reserved at start, which RLIMIT_AS does not see: a sanitized child is
 // bounded for large allocations only.
-void limit_address_space(std::uint64_t budget, Confinement& c) {
+void limit_address_space(std::uint64_t budget, const std::string& why_none, Confinement& c) {
   if (budget == 0) {
-    c.notes.emplace_back("no address-space limit was asked for");
+    c.notes.push_back(why_none.empty() ? std::string("no address-space limit was asked for")
+                                       : "no address-space limit: " + why_none);
     return;
   }
   const auto now = mapped_bytes();
@@ -203,7 +204,7 @@ bool become(const Identity& id) {
 Expected<Confinement> confine_child(const ConfinementRequest& request) {
   Confinement c;
   const std::optional<pid_t> parent = expected_parent();
-  limit_address_space(request.address_space_budget, c);
+  limit_address_space(request.address_space_budget, request.no_limit_reason, c);
   const struct rlimit no_core { 0, 0 };
   ::setrlimit(RLIMIT_CORE, &no_core);
   c.no_new_privs = ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;

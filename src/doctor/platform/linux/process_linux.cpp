@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -104,9 +105,37 @@ bool reap(pid_t pid, int& status) {
   return reaped;
 }
 
+// The file the child's standard error goes to when its tail is wanted: an anonymous memory file,
+// read after the child is gone, so that a child that floods standard error never blocks on a full
+// pipe and the parent has only one pipe to watch. -1 when it cannot be made (then /dev/null).
+Fd error_file(const ProcessOptions& options) {
+  if (options.max_error_tail == 0) {
+    return Fd();
+  }
+  return Fd(::memfd_create("cudnn-doctor-child-stderr", MFD_CLOEXEC));
+}
+
+// The last options.max_error_tail bytes written to `file`.
+std::string read_error_tail(const Fd& file, const ProcessOptions& options) {
+  if (!file) {
+    return {};
+  }
+  const off_t size = ::lseek(file.get(), 0, SEEK_END);
+  if (size <= 0) {
+    return {};
+  }
+  const auto want = static_cast<off_t>(std::min<std::size_t>(
+      static_cast<std::size_t>(size), options.max_error_tail + 4)); // +4: a cut UTF-8 sequence
+  std::string text(static_cast<std::size_t>(want), '\0');
+  const ssize_t got = ::pread(file.get(), text.data(), text.size(), size - want);
+  text.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  return tail_of(text, options.max_error_tail);
+}
+
 } // namespace
 
-// The child gets /dev/null as stdin and stderr, a pipe as stdout, and a session of its own
+// The child gets /dev/null as stdin, stderr (or an anonymous memory file when its tail is
+// wanted), a pipe as stdout, and a session of its own
 // (POSIX_SPAWN_SETSID), so that neither kill(0, …) in vendor code reaches the doctor nor a
 // grandchild it forks escapes the final kill; it has no controlling terminal either. The parent
 // reads the pipe until the end-of-answer byte, EOF or the deadline, and waits for the child
@@ -132,7 +161,12 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  const Fd err_file = error_file(options);
+  if (err_file) {
+    posix_spawn_file_actions_adddup2(&actions, err_file.get(), STDERR_FILENO);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  }
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   sigset_t none;
@@ -210,6 +244,7 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
       result.signal = WTERMSIG(status);
     }
   }
+  result.err_tail = read_error_tail(err_file, options);
   return result;
 }
 
