@@ -13,7 +13,7 @@ enum Kind : int {
   k_ulonglong,    // (nvmlDevice_t, unsigned long long*)
   k_first_of_two, // (nvmlDevice_t, unsigned int* current, unsigned int* pending): the first
   k_ecc_total,    // (nvmlDevice_t, errorType, counterType, unsigned long long*)
-  k_remapped,     // (nvmlDevice_t, unsigned* corr, unsigned* unc, unsigned* pending, unsigned* failed)
+  k_remapped,     // (nvmlDevice_t, unsigned* corr, * unc, * pending, * failed)
 };
 
 constexpr int k_clock_graphics = 0; // NVML_CLOCK_GRAPHICS
