@@ -109,7 +109,7 @@ BinaryInfo read_binary(const platform::SysRoot& root, const std::string& real_pa
 BinaryInfo read_loader_binary(const platform::SysRoot& root,
                               const std::string& real_path,
                               const platform::FileStat& st) {
-  auto file = platform::InputFile::open(root.host_path(real_path));
+  auto file = root.open_resolved(real_path);
   std::optional<formats::ElfInfo> elf;
   if (file) {
     const auto read_at = [&](std::uint64_t offset, std::size_t size, std::string& out) {

@@ -225,6 +225,15 @@ SysRoot::read_file(std::string_view inner, std::size_t max_bytes, bool allow_tru
   return data;
 }
 
+Expected<InputFile> SysRoot::open_resolved(std::string_view real) const {
+  const std::filesystem::path host = host_path(real);
+  auto file = InputFile::open(host);
+  if (!file) {
+    return tl::unexpected(inner_error(file.error(), host, real));
+  }
+  return file;
+}
+
 Expected<MappedFile> SysRoot::map_file(std::string_view inner) const {
   auto real = resolve(inner);
   if (!real) {

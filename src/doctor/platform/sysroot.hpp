@@ -4,6 +4,7 @@
 #include <doctor/platform/environment.hpp>
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/file_stat.hpp>
+#include <doctor/platform/input_file.hpp>
 #include <doctor/platform/mapped_file.hpp>
 #include <doctor/platform/registry.hpp>
 #include <doctor/util/error.hpp>
@@ -79,6 +80,12 @@ public:
   // Maps the regular file `inner` (following links inside the root) read-only. Returns an error as
   // platform::MappedFile::open does, naming `inner`.
   Expected<MappedFile> map_file(std::string_view inner) const;
+
+  // Opens the regular file `real` for positioned reads: a path inside the root whose links were
+  // already followed inside it (resolve(), lstat_resolved()), so it is not walked again, which a
+  // loader walk meeting thousands of paths would pay for. Returns an error as
+  // platform::InputFile::open does (a FIFO or device is refused), naming `real`.
+  Expected<InputFile> open_resolved(std::string_view real) const;
 
   // Lists directory `inner` (following links inside the root), sorted by name. Returns an error if
   // it cannot be listed.
