@@ -103,12 +103,7 @@ Documentation: docs/probe.md in the source tree.)";
 
 void add_probe_options(CLI::App& cmd, ProbeOptions& o) {
   add_lib_option(cmd, o.libs);
-  cmd.add_option("--timeout",
-                 o.timeout,
-                 "Seconds each probe child may take before it is killed, with everything it "
-                 "started, and reported as hung (default 10)")
-      ->type_name("SECONDS")
-      ->check(CLI::Range(0.1, 600.0));
+  add_probe_timeout_option(cmd, "--timeout", o.timeout, "each probe child");
   add_kb_dir_option(cmd, o.kb_dir);
   add_output_options(
       cmd, o.output, {.formats = k_text_or_json, .color = true, .fail_on = true, .file = true});

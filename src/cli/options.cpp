@@ -138,13 +138,22 @@ void add_target_options(CLI::App& cmd, TargetOptions& target, bool with_snapshot
                "On Windows also verify the Authenticode signatures of NVIDIA's DLLs");
   cmd.add_flag(
       "--no-cache", target.no_cache, "With --verify: ignore and do not write the hash cache");
-  cmd.add_option("--probe-timeout",
-                 target.probe_timeout,
-                 "Seconds an isolated vendor-library probe (NVML) may take before it is killed and "
-                 "reported as hung (default 10)")
+  add_probe_timeout_option(
+      cmd, "--probe-timeout", target.probe_timeout, "an isolated vendor-library probe (NVML)");
+  add_kb_dir_option(cmd, target.kb_dir);
+}
+
+void add_probe_timeout_option(CLI::App& cmd,
+                              const std::string& name,
+                              double& seconds,
+                              std::string_view what) {
+  cmd.add_option(name,
+                 seconds,
+                 fmt::format("Seconds {} may take before it is killed, with everything it "
+                             "started, and reported as hung (default 10)",
+                             what))
       ->type_name("SECONDS")
       ->check(CLI::Range(0.1, 600.0));
-  add_kb_dir_option(cmd, target.kb_dir);
 }
 
 Expected<std::map<std::string, std::string>>

@@ -67,6 +67,13 @@ void add_target_options(CLI::App& cmd, TargetOptions& target, bool with_snapshot
 // Declares --kb-dir alone (add_target_options includes it).
 void add_kb_dir_option(CLI::App& cmd, std::string& kb_dir);
 
+// Adds `name` SECONDS (0.1 to 600): how long an isolated probe child may take, `what` naming
+// which probe(s), before it is killed and reported as hung.
+void add_probe_timeout_option(CLI::App& cmd,
+                              const std::string& name,
+                              double& seconds,
+                              std::string_view what);
+
 struct CheckOptions {
   TargetOptions target;
   OutputOptions output; // --format text|json|markdown, --color, --fail-on, -o
