@@ -137,6 +137,41 @@ std::string field(const std::vector<std::pair<std::string, std::string>>& fields
   return {};
 }
 
+TEST(TwoLineLoadFailure, TheSystemMessageOnTheNextLineDecides) {
+  // Julia: the library on one line, Windows' message on the next. In the head and past it (the
+  // fast path), the pair is one access-denied failure, and the first line's own guess (a
+  // missing cuDNN sub-library) is withdrawn.
+  const std::string pair =
+      "\u2502    could not load library "
+      "\"C:\\Users\\u\\.julia\\artifacts\\d1e2\\bin\\cudnn_ops_infer64_8.dll\"\n"
+      "\u2502    Access is denied.\n";
+  std::string filler;
+  while (filler.size() <= k_head_bytes) {
+    filler += "step 100 loss 0.25 lr 0.0001\n";
+  }
+  for (const std::string& report : {pair, filler + pair}) {
+    for (bool fast : {true, false}) {
+      SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+      Analysis a(m);
+      ScanOptions o;
+      o.fast_path = fast;
+      scan_text("report", report, a, o);
+      auto res = build_result(a, rank(a), builtin());
+      ASSERT_TRUE(res.has_value());
+      ASSERT_EQ(res->causes.size(), 1U) << "fast " << fast;
+      EXPECT_EQ(res->causes.front().finding.id, "log.library_access_denied");
+      EXPECT_EQ(field(res->causes.front().fields, "lib"), "cudnn_ops_infer64_8.dll");
+      EXPECT_EQ(res->causes.front().matches, 2U);
+    }
+  }
+  // Lines apart, the message belongs to nothing: the library line keeps its own meaning.
+  EXPECT_EQ(explain_first("could not load library \"C:\\x\\cudnn_ops_infer64_8.dll\"\n"
+                          "Stacktrace:\nAccess is denied.\n",
+                          true)
+                .first,
+            "log.cudnn_sublibrary_missing");
+}
+
 TEST(VersionRefinement, AnotherCudaInTheReportMakesItAMismatch) {
   const std::string report =
       "ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory\n"

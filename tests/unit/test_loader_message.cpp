@@ -352,6 +352,28 @@ TEST(LibraryIdentity, FromTheKnowledgeBaseSets) {
   EXPECT_EQ(role("libfoo.so"), LibraryRole::unknown);
 }
 
+TEST(LoaderMessage, TheNextLineCanSayWhatWentWrong) {
+  // Julia's Libdl prints the system's message on the line after the library.
+  const auto first = parse_load_failure(
+      "\u2502    could not load library "
+      "\"C:\\Users\\u\\.julia\\artifacts\\d1e2\\bin\\cudnn_ops_infer64_8.dll\"");
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->kind, LoadErrorKind::unknown);
+  EXPECT_EQ(load_error_continuation("\u2502    Access is denied."), LoadErrorKind::access_denied);
+  EXPECT_EQ(load_error_continuation("  The specified module could not be found."),
+            LoadErrorKind::not_found);
+  EXPECT_EQ(load_error_continuation("> 找不到指定的模块。"), LoadErrorKind::not_found);
+  EXPECT_EQ(load_error_continuation("%1 is not a valid Win32 application."),
+            LoadErrorKind::wrong_architecture);
+  // Not a bare message: a load failure of its own, a long line, or words that name no kind.
+  EXPECT_FALSE(load_error_continuation("OSError: [WinError 5] Access is denied. Error loading "
+                                       "\"C:\\torch\\lib\\c10.dll\"")
+                   .has_value());
+  EXPECT_FALSE(load_error_continuation(std::string(200, 'x') + " access is denied").has_value());
+  EXPECT_FALSE(load_error_continuation("\u2502    Stacktrace:").has_value());
+  EXPECT_FALSE(load_error_continuation("").has_value());
+}
+
 TEST(LibraryIdentity, NamesRoundTrip) {
   for (auto kind : {LoadErrorKind::not_found, LoadErrorKind::invalid_image}) {
     EXPECT_EQ(load_error_kind(to_string(kind)), kind);

@@ -48,6 +48,7 @@ void Analysis::add_line(const util::TextLine& line) {
     slot = &m_cache[std::hash<std::string_view>{}(line.text) % m_cache.size()];
     if (slot->valid && slot->text == line.text) {
       record(slot->matches, line);
+      follow_load_failure(slot->matches, line);
       return;
     }
   }
@@ -75,15 +76,65 @@ void Analysis::add_line(const util::TextLine& line) {
     slot->matches = m_matches;
   }
   record(m_matches, line);
+  follow_load_failure(m_matches, line);
+}
+
+// A load failure told on two lines (`could not load library "X"`, then "Access is denied."):
+// the pair is matched again as one message, with both lines as its evidence.
+void Analysis::follow_load_failure(const std::vector<LineMatch>& matches,
+                                   const util::TextLine& line) {
+  const std::size_t input = m_inputs.empty() ? 0 : m_inputs.size() - 1;
+  if (m_open_load && m_open_load_input == input && m_open_load->number + 1 == line.number) {
+    if (auto joined = m_matcher->match_loader_continuation(m_open_load->text, line.text)) {
+      // The first line alone said less: what its rules made of it is withdrawn.
+      for (std::size_t sig : m_open_load_signatures) {
+        withdraw(sig, input, m_open_load->number);
+      }
+      const std::vector<LineMatch> one{std::move(*joined)};
+      record(one, *m_open_load, false);
+      record(one, line, matches.empty());
+    }
+  }
+  m_open_load.reset();
+  m_open_load_signatures.clear();
+  const auto& sigs = m_matcher->signatures();
+  for (const LineMatch& m : matches) {
+    if (sigs[m.signature].loader
+        && std::any_of(m.fields.begin(), m.fields.end(), [](const auto& f) {
+             return f.first == "kind" && f.second == "unknown";
+           })) {
+      m_open_load_signatures.push_back(m.signature);
+    }
+  }
+  if (!m_open_load_signatures.empty()) {
+    m_open_load = line;
+    m_open_load_input = input;
+  }
+}
+
+void Analysis::withdraw(std::size_t signature, std::size_t input, std::size_t line) {
+  const std::size_t slot = m_hit_of[signature];
+  if (slot == 0) {
+    return;
+  }
+  SignatureHits& h = m_hits[slot - 1];
+  if (h.count > 0) {
+    --h.count;
+  }
+  std::erase_if(h.lines, [&](const EvidenceLine& e) { return e.input == input && e.line == line; });
 }
 
 // Counts `matches` (those of `line`) and keeps the line as evidence of each signature that has
 // fewer than k_kept_lines.
-void Analysis::record(const std::vector<LineMatch>& matches, const util::TextLine& line) {
+void Analysis::record(const std::vector<LineMatch>& matches,
+                      const util::TextLine& line,
+                      bool new_line) {
   if (matches.empty()) {
     return;
   }
-  ++m_lines_matched;
+  if (new_line) {
+    ++m_lines_matched;
+  }
   const std::size_t input = m_inputs.empty() ? 0 : m_inputs.size() - 1;
   for (const LineMatch& m : matches) {
     std::size_t& slot = m_hit_of[m.signature];
@@ -506,6 +557,9 @@ Ranking rank(const Analysis& analysis) {
   std::map<std::string, std::vector<std::size_t>> by_finding;
   std::vector<std::string> order; // findings in order of first appearance
   for (std::size_t i = 0; i < hits.size(); ++i) {
+    if (hits[i].count == 0) {
+      continue; // withdrawn
+    }
     const kb::Signature& s = sigs[hits[i].signature];
     switch (s.role) {
     case kb::SignatureRole::noise:

@@ -37,6 +37,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,7 +96,8 @@ public:
 
   const SignatureMatcher& matcher() const { return *m_matcher; }
   const std::vector<InputSummary>& inputs() const { return m_inputs; }
-  // In order of first appearance.
+  // In order of first appearance. A hit whose count is 0 was withdrawn (a two-line load failure
+  // that the first line alone had matched otherwise) and names nothing.
   const std::vector<SignatureHits>& hits() const { return m_hits; }
   std::size_t lines_matched() const { return m_lines_matched; }
   // The lines of the inputs' heads that may name a version (versions.hpp), in order.
@@ -110,7 +112,10 @@ private:
     std::vector<LineMatch> matches; // after the one-message rule
   };
 
-  void record(const std::vector<LineMatch>& matches, const util::TextLine& line);
+  void
+  record(const std::vector<LineMatch>& matches, const util::TextLine& line, bool new_line = true);
+  void follow_load_failure(const std::vector<LineMatch>& matches, const util::TextLine& line);
+  void withdraw(std::size_t signature, std::size_t input, std::size_t line);
 
   const SignatureMatcher* m_matcher;
   // Recent distinct lines, by hash (a slot keeps the last line that fell in it): at most
@@ -125,6 +130,11 @@ private:
   std::size_t m_head_seen = 0; // bytes of the current input's head seen
   std::size_t m_version_bytes = 0;
   std::vector<EvidenceLine> m_version_lines;
+  // The last line, when a loader rule matched it without knowing what went wrong: the next line
+  // may say (load_error_continuation()).
+  std::optional<util::TextLine> m_open_load;
+  std::size_t m_open_load_input = 0;
+  std::vector<std::size_t> m_open_load_signatures; // the rules that matched it
 };
 
 // One cause named by the log.

@@ -516,6 +516,31 @@ std::optional<LibraryRole> library_role(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<LoadErrorKind> load_error_continuation(std::string_view line) {
+  // Box-drawing and quote decorations (Julia's "│", Markdown's ">") and spaces before the text.
+  constexpr std::string_view k_box = "\u2502"; // │
+  for (;;) {
+    if (!line.empty()
+        && (line.front() == ' ' || line.front() == '\t' || line.front() == '>'
+            || line.front() == '|')) {
+      line.remove_prefix(1);
+    } else if (line.starts_with(k_box)) {
+      line.remove_prefix(k_box.size());
+    } else {
+      break;
+    }
+  }
+  constexpr std::size_t k_max_message = 160;
+  if (line.empty() || line.size() > k_max_message || parse_load_failure(line)) {
+    return std::nullopt;
+  }
+  const LoadErrorKind kind = kind_of_words(normalise(line));
+  if (kind == LoadErrorKind::unknown) {
+    return std::nullopt;
+  }
+  return kind;
+}
+
 const std::vector<std::string>& load_failure_triggers() {
   // A line is accepted only when kind_of_words(), kind_of_code() or says_load_failed() speaks, and
   // each of those needs one of these words (a code needs its key or its hex value). The words are

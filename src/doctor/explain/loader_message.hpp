@@ -50,6 +50,12 @@ struct LoadFailure {
 // (a library merely named, or loaded, is not a failure).
 std::optional<LoadFailure> parse_load_failure(std::string_view line);
 
+// The kind of error a line states on its own, when it is the system's message for a load failure
+// printed on the line after the one naming the library (Julia's Libdl and others print
+// `could not load library "X"`, then "Access is denied." or "找不到指定的模块。"): a short line,
+// decorations aside, whose words name a kind and that is not itself a load failure.
+std::optional<LoadErrorKind> load_error_continuation(std::string_view line);
+
 // Literals at least one of which every line that parse_load_failure() accepts contains (ASCII
 // case ignored): the prefilter's triggers for it. They are the failure words and the error-number
 // keys, not library names, and none is shorter than 8 bytes, so the sampled prefilter keeps its

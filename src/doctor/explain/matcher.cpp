@@ -88,31 +88,55 @@ void SignatureMatcher::match_loader(std::string_view line, std::vector<LineMatch
   if (!failure) {
     return;
   }
-  const auto rule = loader_rule(*failure);
+  if (auto lm = loader_match(*failure, line.size())) {
+    out.push_back(std::move(*lm));
+  }
+}
+
+std::optional<LineMatch> SignatureMatcher::match_loader_continuation(std::string_view first,
+                                                                     std::string_view next) const {
+  if (m_rules.empty()) {
+    return std::nullopt;
+  }
+  auto failure = parse_load_failure(first);
+  if (!failure || failure->kind != LoadErrorKind::unknown || failure->library.empty()) {
+    return std::nullopt;
+  }
+  const auto kind = load_error_continuation(next);
+  if (!kind) {
+    return std::nullopt;
+  }
+  failure->kind = *kind;
+  return loader_match(*failure, next.size());
+}
+
+std::optional<LineMatch> SignatureMatcher::loader_match(const LoadFailure& failure,
+                                                        std::size_t end) const {
+  const auto rule = loader_rule(failure);
   if (!rule) {
-    return;
+    return std::nullopt;
   }
   LineMatch lm;
   lm.signature = *rule;
-  lm.end = line.size();
-  const std::string& subject = !failure->missing.empty()   ? failure->missing
-                               : !failure->library.empty() ? failure->library
-                                                           : failure->module;
+  lm.end = end;
+  const std::string& subject = !failure.missing.empty()   ? failure.missing
+                               : !failure.library.empty() ? failure.library
+                                                          : failure.module;
   lm.fields.emplace_back("lib", subject);
-  lm.fields.emplace_back("kind", std::string(to_string(failure->kind)));
-  if (!failure->library.empty() && !failure->missing.empty()) {
-    lm.fields.emplace_back("failed", failure->library);
+  lm.fields.emplace_back("kind", std::string(to_string(failure.kind)));
+  if (!failure.library.empty() && !failure.missing.empty()) {
+    lm.fields.emplace_back("failed", failure.library);
   }
-  if (!failure->module.empty()) {
-    lm.fields.emplace_back("module", failure->module);
+  if (!failure.module.empty()) {
+    lm.fields.emplace_back("module", failure.module);
   }
-  if (failure->code >= 0) {
-    lm.fields.emplace_back("code", std::to_string(failure->code));
+  if (failure.code >= 0) {
+    lm.fields.emplace_back("code", std::to_string(failure.code));
   }
-  if (!failure->symbol.empty()) {
-    lm.fields.emplace_back("symbol", failure->symbol);
+  if (!failure.symbol.empty()) {
+    lm.fields.emplace_back("symbol", failure.symbol);
   }
-  out.push_back(std::move(lm));
+  return lm;
 }
 
 void SignatureMatcher::match_line(std::string_view line,

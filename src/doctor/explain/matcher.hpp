@@ -51,6 +51,12 @@ public:
   // The loader rule (signature index) that fits `failure`, or nothing.
   std::optional<std::size_t> loader_rule(const LoadFailure& failure) const;
 
+  // One load failure told on two lines: `first` names the library without saying what went
+  // wrong, `next` (the line after it) is the system's message (load_error_continuation()). The
+  // match of the two together, or nothing when they are not such a pair or no rule fits.
+  std::optional<LineMatch> match_loader_continuation(std::string_view first,
+                                                     std::string_view next) const;
+
 private:
   struct CompiledRule {
     std::size_t signature = 0;
@@ -58,6 +64,7 @@ private:
     std::vector<LoadErrorKind> kinds;
   };
   void match_loader(std::string_view line, std::vector<LineMatch>& out) const;
+  std::optional<LineMatch> loader_match(const LoadFailure& failure, std::size_t end) const;
 
   const std::vector<kb::Signature>* m_signatures;
   std::vector<kb::CudnnLibrarySet> m_cudnn_sets;
