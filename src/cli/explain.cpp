@@ -129,7 +129,7 @@ int run_explain(const ExplainOptions& options) {
   for (const std::string& arg : options.inputs) {
     scan_argument(arg, analysis);
   }
-  const explain::Ranking ranking = explain::rank(analysis);
+  const explain::Ranking ranking = explain::rank(analysis, &kb.compat());
   auto result = explain::build_result(analysis, ranking, kb);
   if (!result) {
     throw CommandError{k_exit_internal, result.error().message};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One line through the version-mention reader: no crash, no hang, and each mention lies inside
-// the line, has a version that starts with its major, and names CUDA or cuDNN.
+// the line, has a version that starts with its major, and names CUDA or cuDNN; each framework
+// build lies inside the line and has a version and a CUDA variant.
 #include <doctor/explain/versions.hpp>
 
 #include <cstddef>
@@ -20,6 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (m.component != doctor::explain::VersionComponent::cuda
         && m.component != doctor::explain::VersionComponent::cudnn) {
+      std::abort();
+    }
+  }
+  for (const doctor::explain::FrameworkMention& f :
+       doctor::explain::find_framework_mentions(line)) {
+    if (f.begin >= f.end || f.end > line.size() || f.version.empty()
+        || f.variant.rfind("cu", 0) != 0) {
       std::abort();
     }
   }

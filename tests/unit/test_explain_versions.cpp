@@ -137,6 +137,56 @@ std::string field(const std::vector<std::pair<std::string, std::string>>& fields
   return {};
 }
 
+TEST(FrameworkMentions, PyTorchWheelVersionsInTheirWordings) {
+  auto one = [](std::string_view line) {
+    const auto all = find_framework_mentions(line);
+    return all.size() == 1
+               ? all.front().framework + " " + all.front().version + " " + all.front().variant
+               : std::to_string(all.size()) + " mentions";
+  };
+  EXPECT_EQ(one("!pip install torch==2.0.0+cu118 torchvision==0.15.1+cu118"), "torch 2.0.0 cu118");
+  EXPECT_EQ(one("torch                     2.1.0+cu121"), "torch 2.1.0 cu121");
+  EXPECT_EQ(one("PyTorch version: 2.3.1+cu121"), "torch 2.3.1 cu121");
+  EXPECT_EQ(one("torch-2.13.0.dev20260424+cu132-cp314-cp314-win_amd64.whl"), "torch 2.13.0 cu132");
+  EXPECT_EQ(one("Torch 1.12+CU113"), "torch 1.12 cu113");
+  // A CPU build, torchvision alone, or no variant: nothing.
+  EXPECT_EQ(one("torch==2.6.0+cpu"), "0 mentions");
+  EXPECT_EQ(one("torchvision==0.15.1+cu118"), "0 mentions");
+  EXPECT_EQ(one("torch 2.1.0"), "0 mentions");
+}
+
+// The first cause's finding id and its params, with the knowledge base's compatibility tables.
+std::pair<std::string, std::vector<std::pair<std::string, std::string>>>
+explain_first_with_tables(const std::string& text) {
+  SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  Analysis a(m);
+  scan_text("report", text, a);
+  auto res = build_result(a, rank(a, &builtin().compat()), builtin());
+  if (!res || res->causes.empty()) {
+    return {};
+  }
+  return {res->causes.front().finding.id, res->causes.front().fields};
+}
+
+TEST(VersionRefinement, AFrameworkBuildBringsItsCudnn) {
+  // faster-whisper's CTranslate2 wants cuDNN 9; the notebook pinned torch 2.0.0+cu118, whose
+  // wheels bring cuDNN 8.7 (frameworks.json).
+  const std::string report =
+      "!pip install torch==2.0.0+cu118 torchvision==0.15.1+cu118\n"
+      "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, "
+      "libcudnn_ops.so}\n";
+  const auto [id, fields] = explain_first_with_tables(report);
+  EXPECT_EQ(id, "log.cudnn_version_mismatch");
+  EXPECT_EQ(field(fields, "expected"), "9");
+  EXPECT_EQ(field(fields, "found_in"), "torch 2.0.0+cu118");
+  EXPECT_EQ(field(fields, "found").rfind("8.7", 0), 0U);
+  // Without the tables, or with a torch that brings cuDNN 9, the sub-library stays missing.
+  EXPECT_EQ(explain_first(report, true).first, "log.cudnn_sublibrary_missing");
+  std::string same = report;
+  same.replace(same.find("2.0.0+cu118"), 11, "2.4.0+cu121");
+  EXPECT_EQ(explain_first_with_tables(same).first, "log.cudnn_sublibrary_missing");
+}
+
 TEST(TwoLineLoadFailure, TheSystemMessageOnTheNextLineDecides) {
   // Julia: the library on one line, Windows' message on the next. In the head and past it (the
   // fast path), the pair is one access-denied failure, and the first line's own guess (a

@@ -232,8 +232,9 @@ bool same_release(const Wanted& wanted, const VersionMention& m) {
 // needs them.
 class HeadMentions {
 public:
-  explicit HeadMentions(const Analysis& analysis)
-      : m_analysis(&analysis) {}
+  HeadMentions(const Analysis& analysis, const kb::CompatTables* compat)
+      : m_analysis(&analysis)
+      , m_compat(compat) {}
 
   const std::vector<std::pair<const EvidenceLine*, VersionMention>>& all() {
     if (!m_read) {
@@ -242,13 +243,46 @@ public:
         for (VersionMention& m : find_version_mentions(line.text)) {
           m_all.emplace_back(&line, std::move(m));
         }
+        if (m_compat != nullptr) {
+          for (const FrameworkMention& f : find_framework_mentions(line.text)) {
+            if (auto m = cudnn_of_build(f)) {
+              m_all.emplace_back(&line, std::move(*m));
+            }
+          }
+        }
       }
     }
     return m_all;
   }
 
 private:
+  // The cuDNN the knowledge base says a framework build brings (PyTorch's CUDA wheels bundle
+  // theirs; the row of that version and CUDA variant names it).
+  std::optional<VersionMention> cudnn_of_build(const FrameworkMention& f) const {
+    const auto version = Version::parse(f.version);
+    if (!version) {
+      return std::nullopt;
+    }
+    for (const kb::FrameworkBuildRow* row :
+         m_compat->framework_builds_for(f.framework, *version, kb::Os::linux)) {
+      if (row->variant != f.variant || row->cudnn.empty()) {
+        continue;
+      }
+      VersionMention m;
+      m.component = VersionComponent::cudnn;
+      m.version = row->cudnn;
+      m.major = static_cast<unsigned>(
+          util::parse_uint(row->cudnn.substr(0, row->cudnn.find('.'))).value_or(0));
+      m.via = fmt::format("{} {}+{}", f.framework, f.version, f.variant);
+      m.begin = f.begin;
+      m.end = f.end;
+      return m;
+    }
+    return std::nullopt;
+  }
+
   const Analysis* m_analysis;
+  const kb::CompatTables* m_compat;
   bool m_read = false;
   std::vector<std::pair<const EvidenceLine*, VersionMention>> m_all;
 };
@@ -287,7 +321,13 @@ void refine_versions(std::vector<RankedCause>& causes,
       c.finding = std::string(mismatch);
       c.confidence = std::min(95, failed.confidence + 8);
       c.hits = failed.hits;
-      c.fields = {{"expected", wanted->version}, {"found", m.version}};
+      c.fields = {{"expected", wanted->version},
+                  {"found",
+                   m.via.empty() ? m.version
+                                 : fmt::format("{}, the cuDNN that {} brings", m.version, m.via)}};
+      if (!m.via.empty()) {
+        c.fields.emplace_back("found_in", m.via);
+      }
       c.lines.push_back(shown_line(*line));
       causes.insert(causes.begin(), std::move(c));
       return;
@@ -548,7 +588,7 @@ void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis) {
   });
 }
 
-Ranking rank(const Analysis& analysis) {
+Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   const auto& sigs = analysis.matcher().signatures();
   const auto& hits = analysis.hits();
   Ranking out;
@@ -690,7 +730,7 @@ Ranking rank(const Analysis& analysis) {
   }
   refine_by_context(out.causes, analysis, out.context);
   order_causes(out.causes, analysis);
-  HeadMentions mentions(analysis);
+  HeadMentions mentions(analysis, compat);
   refine_cudnn_since(out.causes, analysis, mentions);
   order_causes(out.causes, analysis);
   refine_versions(out.causes, analysis, mentions);

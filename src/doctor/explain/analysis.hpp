@@ -32,6 +32,7 @@
 #pragma once
 
 #include <doctor/explain/matcher.hpp>
+#include <doctor/kb/compat.hpp>
 #include <doctor/kb/signatures.hpp>
 #include <doctor/util/text_decode.hpp>
 
@@ -165,7 +166,9 @@ struct Ranking {
 };
 
 // Applies the ranking rules to what `analysis` found.
-Ranking rank(const Analysis& analysis);
+// `compat`, when given, lets the version refinement read framework builds ("torch
+// 2.0.0+cu118") as the cuDNN they bring.
+Ranking rank(const Analysis& analysis, const kb::CompatTables* compat = nullptr);
 
 // Orders causes by confidence, then by first appearance. Used again after the machine join.
 void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis);

@@ -259,12 +259,52 @@ bool may_name_version(std::string_view line) {
   return false;
 }
 
-std::vector<VersionMention> find_version_mentions(std::string_view line) {
+namespace {
+
+// A line is read up to 8 KiB: a version is named early, and a longer line is not a report's.
+std::string_view capped(std::string_view line) {
   constexpr std::size_t k_max_line = 8192;
-  constexpr std::size_t k_max_mentions = 32;
-  if (line.size() > k_max_line) {
-    line = line.substr(0, k_max_line);
+  return line.size() > k_max_line ? line.substr(0, k_max_line) : line;
+}
+
+} // namespace
+
+std::vector<FrameworkMention> find_framework_mentions(std::string_view line) {
+  constexpr std::size_t k_max_mentions = 8;
+  line = capped(line);
+  std::vector<FrameworkMention> out;
+  // PyTorch's local version: the CUDA variant after the '+' (a nightly's .devYYYYMMDD before it).
+  static const auto torch = Regex::compile(
+      "(?i)\\b(?:py)?torch(?: "
+      "version)?\\s*(?:==|:|-|\\s)\\s*v?(?<v>\\d{1,2}\\.\\d{1,3}(?:\\.\\d{1,3})?)"
+      "(?:\\.dev\\d+|a0|rc\\d)?\\+(?<tag>cu\\d{2,3})\\b");
+  if (!torch || util::to_lower(line).find("torch") == std::string::npos) {
+    return out;
   }
+  const std::size_t v_group = torch->group_index("v");
+  const std::size_t tag_group = torch->group_index("tag");
+  RegexMatch m;
+  std::size_t from = 0;
+  while (from < line.size() && out.size() < k_max_mentions) {
+    const std::string_view rest = line.substr(from);
+    if (!torch->search(rest, &m) || m.end <= m.begin) {
+      break;
+    }
+    FrameworkMention f;
+    f.framework = "torch";
+    f.version = std::string(m.group(rest, v_group));
+    f.variant = util::to_lower(m.group(rest, tag_group));
+    f.begin = from + m.begin;
+    f.end = from + m.end;
+    out.push_back(std::move(f));
+    from += m.end;
+  }
+  return out;
+}
+
+std::vector<VersionMention> find_version_mentions(std::string_view line) {
+  constexpr std::size_t k_max_mentions = 32;
+  line = capped(line);
   std::vector<VersionMention> out;
   if (!may_name_version(line)) {
     return out;

@@ -29,6 +29,9 @@ struct VersionMention {
   // The newest CUDA the driver supports (nvidia-smi's "CUDA Version", Paddle's "Driver API
   // Version"), not a CUDA that is installed or that a program was built for.
   bool driver_max = false;
+  // The framework build that brings this version, when the line names the build rather than the
+  // version ("torch 2.0.0+cu118", whose row in frameworks.json has cuDNN 8.7.0.84).
+  std::string via;
   std::size_t begin = 0; // the phrase's span in the line
   std::size_t end = 0;
 };
@@ -36,6 +39,20 @@ struct VersionMention {
 // Every version `line` names, in order. A line longer than 8 KiB is read up to there. Where two
 // readings overlap, the more specific one (listed first in versions.cpp) is kept.
 std::vector<VersionMention> find_version_mentions(std::string_view line);
+
+// A framework build that a line names by its wheel version, whose knowledge-base row
+// (frameworks.json) tells the CUDA and cuDNN it brings: "torch==2.0.0+cu118", "torch
+// 2.1.0+cu121" in pip list, collect_env's "PyTorch version: 2.3.1+cu121".
+struct FrameworkMention {
+  std::string framework; // as frameworks.json names it: "torch"
+  std::string version;   // "2.0.0"
+  std::string variant;   // "cu118"
+  std::size_t begin = 0; // the phrase's span in the line
+  std::size_t end = 0;
+};
+
+// Every framework build `line` names, in order (at most 8; a line is read up to 8 KiB).
+std::vector<FrameworkMention> find_framework_mentions(std::string_view line);
 
 // Whether `line` may name a version (ASCII case ignored: "cu" or "nvrtc"): the cheap test that
 // decides which lines are kept for find_version_mentions().
