@@ -236,6 +236,31 @@ def to_python(pattern):
     return "".join(out)
 
 
+def check_alternatives(row, where, findings, err):
+    """"alternatives": at most two, each another finding below the row's confidence, with a tell
+    (as kb/signatures.cpp parse_alternatives)."""
+    alts = row.get("alternatives", [])
+    if not isinstance(alts, list):
+        err(f'{where}: "alternatives" must be an array')
+        return
+    if len(alts) > 2:
+        err(f'{where}: "alternatives" holds at most two')
+    for k, alt in enumerate(alts):
+        aw = f"{where} alternatives[{k}]"
+        if not isinstance(alt, dict) or set(alt) != {"finding", "confidence", "tell"}:
+            err(f'{aw}: needs exactly "finding", "confidence" and "tell"')
+            continue
+        if alt["finding"] not in findings:
+            err(f'{aw}: finding "{alt["finding"]}" is not in findings.json')
+        if alt["finding"] == row.get("finding"):
+            err(f"{aw}: an alternative must name another finding")
+        conf = alt["confidence"]
+        if not isinstance(conf, int) or not 1 <= conf < row.get("confidence", 0):
+            err(f'{aw}: "confidence" must be 1 or more and below the row\'s own')
+        if not isinstance(alt["tell"], str) or not alt["tell"]:
+            err(f'{aw}: "tell" must say how to tell this cause apart')
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -350,6 +375,8 @@ def main(argv):
             if pref["finding"] == pref["over"] or not isinstance(pref["tell"], str) or not pref["tell"]:
                 err(f'{pw}: "finding" and "over" must differ, and "tell" say how to tell them apart')
 
+        check_alternatives(row, where, findings, err)
+
         patterns = row["patterns"]
         if not isinstance(patterns, list) or not patterns or not all(
                 isinstance(x, str) and x for x in patterns):
@@ -400,6 +427,11 @@ def main(argv):
                 if prm in hit.re.groupindex and not hit.group(prm):
                     err(f'{where}: the example leaves param "{prm}" empty: {ex}')
         compiled.append((row, res))
+
+    loader_rules = doc.get("loader_rules", []) if isinstance(doc, dict) else []
+    for n, row in enumerate(loader_rules if isinstance(loader_rules, list) else []):
+        if isinstance(row, dict):
+            check_alternatives(row, f"loader_rules[{n}] ({row.get('id')})", findings, err)
 
     noise = [(row, res) for row, res in compiled if row["role"] == "noise"]
     for row, _ in compiled:
