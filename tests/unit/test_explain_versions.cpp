@@ -168,6 +168,24 @@ explain_first_with_tables(const std::string& text) {
   return {res->causes.front().finding.id, res->causes.front().fields};
 }
 
+TEST(VersionRefinement, ADriverTooOldForACudaComponentMayBeTheWrongBuild) {
+  // faster-whisper on driver 470 (CUDA 11.4) with the cuDNN package built for CUDA 12.1: either
+  // the driver is too old or the cuDNN package is the wrong build; both are named.
+  const std::string report =
+      "| NVIDIA-SMI 470.199.02   Driver Version: 470.161.03   CUDA Version: 11.4     |\n"
+      "libcudnn8/unknown,now 8.9.3.28-1+cuda12.1 amd64 [installed]\n";
+  SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  Analysis a(m);
+  scan_text("report", report, a);
+  auto res = build_result(a, rank(a), builtin());
+  ASSERT_TRUE(res.has_value());
+  ASSERT_FALSE(res->causes.empty());
+  EXPECT_EQ(res->causes.front().finding.id, "log.driver_too_old");
+  ASSERT_EQ(res->causes.front().alternatives.size(), 1U);
+  EXPECT_EQ(res->causes.front().alternatives.front().finding, "log.cuda_version_mismatch");
+  EXPECT_NE(res->causes.front().alternatives.front().tell.find("CUDA 11.4"), std::string::npos);
+}
+
 TEST(VersionRefinement, AFrameworkBuildBringsItsCudnn) {
   // faster-whisper's CTranslate2 wants cuDNN 9; the notebook pinned torch 2.0.0+cu118, whose
   // wheels bring cuDNN 8.7 (frameworks.json).

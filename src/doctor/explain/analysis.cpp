@@ -381,6 +381,16 @@ void refine_driver(std::vector<RankedCause>& causes,
   c.finding = std::string(kb::ids::k_log_driver_too_old);
   c.confidence = 80;
   c.fields = {{"driver_cuda", max->version}, {"cuda", newer->version}};
+  // The other reading of the same two versions: the driver is what the machine should have, and
+  // the piece of the newer CUDA is the wrong build (a cuDNN or toolkit package for CUDA 12 on a
+  // CUDA 11 stack).
+  c.alternatives.push_back(kb::SignatureAlternative{
+      std::string(kb::ids::k_log_cuda_version_mismatch),
+      60,
+      fmt::format("the driver must stay as it is (a shared server, a cluster image): the CUDA {} "
+                  "component is then the wrong build; install its build for CUDA {}",
+                  newer->version,
+                  max->version)});
   for (const EvidenceLine* l : {max_line, newer_line}) {
     c.lines.push_back(shown_line(*l));
   }
