@@ -69,6 +69,10 @@ struct SearchMemo {
   std::size_t cache_size = 0;
   std::unordered_map<std::string, std::vector<std::uint32_t>, StringHash, std::equal_to<>>
       cache_names;
+  // config.cache_lookup: name asked for -> its entries, for the lookup at `cache_lookup`
+  const LdCacheLookup* cache_lookup = nullptr;
+  std::unordered_map<std::string, std::vector<facts::LdCacheEntry>, StringHash, std::equal_to<>>
+      cache_found;
 };
 
 namespace {
@@ -206,8 +210,11 @@ private:
   }
   // The LD_LIBRARY_PATH part of the search (step 2).
   void search_ld_library_path();
-  // The ld.so.cache entries for the name, in the cache's order (the memo keeps an index).
+  // The ld.so.cache entries for the name, in the cache's order (the memo keeps an index, or the
+  // entries a LdCacheLookup gave).
   std::vector<const facts::LdCacheEntry*> cache_entries_named() const;
+  // What config.cache_lookup gave a search without a memo.
+  mutable std::vector<facts::LdCacheEntry> m_cache_looked_up;
   // `entries` of an object at `object_path`, expanded: from the memo, or into `scratch`.
   const std::vector<ListEntry>& expand_list(const std::vector<std::string>& entries,
                                             const std::string& object_path,
@@ -512,9 +519,29 @@ void LinuxSearch::try_dir(const std::string& dir,
 // A tree of dependencies asks for a few dozen names, each many times, of a cache of thousands:
 // the entries of each name are found once, when it is first asked for.
 std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const {
-  const std::vector<facts::LdCacheEntry>& cache = *m_config.cache;
   std::vector<const facts::LdCacheEntry*> out;
   SearchMemo* memo = m_config.memo.get();
+  if (m_config.cache_lookup) {
+    const std::vector<facts::LdCacheEntry>* found = &m_cache_looked_up;
+    if (memo != nullptr) {
+      if (memo->cache_lookup != m_config.cache_lookup.get()) {
+        memo->cache_found.clear();
+        memo->cache_lookup = m_config.cache_lookup.get();
+      }
+      auto it = memo->cache_found.find(std::string_view(m_name));
+      if (it == memo->cache_found.end()) {
+        it = memo->cache_found.emplace(m_name, m_config.cache_lookup->entries_named(m_name)).first;
+      }
+      found = &it->second;
+    } else {
+      m_cache_looked_up = m_config.cache_lookup->entries_named(m_name);
+    }
+    for (const facts::LdCacheEntry& e : *found) {
+      out.push_back(&e);
+    }
+    return out;
+  }
+  const std::vector<facts::LdCacheEntry>& cache = *m_config.cache;
   const std::vector<std::uint32_t>* known = nullptr;
   if (memo != nullptr) {
     if (memo->cache_data != cache.data() || memo->cache_size != cache.size()) {
@@ -771,7 +798,7 @@ Resolution LinuxSearch::run() {
     return std::move(m_result);
   }
   m_list_over = false;
-  if (!m_config.cache) {
+  if (!m_config.cache && !m_config.cache_lookup) {
     skip(FoundVia::ld_so_cache,
          SourceLabel{"ld.so.cache"},
          "/etc/ld.so.cache",
