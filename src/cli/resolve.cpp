@@ -64,6 +64,7 @@ std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config
   if (b == nullptr || depth > k_max_tree_depth) {
     return out;
   }
+  out.reserve(b->needed.size());
   for (const std::string& dep : b->needed) {
     report::TreeEntry e;
     e.name = dep;

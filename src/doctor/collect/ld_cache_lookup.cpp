@@ -29,9 +29,10 @@ public:
   MappedLdCache(platform::MappedFile file, std::vector<Record> records)
       : m_file(std::move(file))
       , m_records(std::move(records)) {
-    m_sorted = std::is_sorted(m_records.begin(), m_records.end(), [](const Record& a, const Record& b) {
-      return formats::ld_cache_libcmp(a.name, b.name) > 0;
-    });
+    m_sorted =
+        std::is_sorted(m_records.begin(), m_records.end(), [](const Record& a, const Record& b) {
+          return formats::ld_cache_libcmp(a.name, b.name) > 0;
+        });
   }
 
   std::vector<facts::LdCacheEntry> entries_named(std::string_view name) const override {
@@ -40,9 +41,8 @@ public:
     if (m_sorted) {
       // The records that compare equal to `name` (among them every one that is `name`) are
       // together, after every greater one.
-      first = std::partition_point(first, last, [&](const Record& r) {
-        return formats::ld_cache_libcmp(r.name, name) > 0;
-      });
+      first = std::partition_point(
+          first, last, [&](const Record& r) { return formats::ld_cache_libcmp(r.name, name) > 0; });
       last = std::partition_point(first, last, [&](const Record& r) {
         return formats::ld_cache_libcmp(r.name, name) == 0;
       });
@@ -82,7 +82,8 @@ Expected<platform::MappedFile> map_ld_so_cache(const platform::SysRoot& root) {
   return data;
 }
 
-Expected<std::shared_ptr<const loader::LdCacheLookup>> open_ld_cache(const platform::SysRoot& root) {
+Expected<std::shared_ptr<const loader::LdCacheLookup>>
+open_ld_cache(const platform::SysRoot& root) {
   auto file = map_ld_so_cache(root);
   if (!file) {
     return tl::unexpected(file.error());
