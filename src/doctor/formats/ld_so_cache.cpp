@@ -96,8 +96,13 @@ int ld_cache_libcmp(std::string_view a, std::string_view b) {
     }
     return value;
   };
+  // The common prefix without digits first (names share "lib" and more): byte by byte.
   std::size_t i = 0;
-  std::size_t j = 0;
+  const std::size_t common = std::min(a.size(), b.size());
+  while (i < common && a[i] == b[i] && a[i] != '\0' && !digit(static_cast<signed char>(a[i]))) {
+    ++i;
+  }
+  std::size_t j = i;
   while (at(a, i) != 0) {
     const signed char c = at(a, i);
     const signed char d = at(b, j);
