@@ -20,9 +20,13 @@ constexpr std::size_t k_max_ld_so_cache = std::size_t{64} * 1024 * 1024;
 // record by record, so that both answer as a scan of every record would.
 class MappedLdCache final : public loader::LdCacheLookup {
 public:
+  // A record as offsets into the mapping (at most k_max_ld_so_cache bytes): 20 bytes where two
+  // views take 40 (the records of a cache of thousands are touched page by page every run).
   struct Record {
-    std::string_view name;
-    std::string_view path;
+    std::uint32_t name_at = 0;
+    std::uint32_t name_size = 0;
+    std::uint32_t path_at = 0;
+    std::uint32_t path_size = 0;
     std::int32_t flags = 0;
   };
 
@@ -30,8 +34,8 @@ public:
       : m_file(std::move(file))
       , m_records(std::move(records)) {
     m_sorted =
-        std::is_sorted(m_records.begin(), m_records.end(), [](const Record& a, const Record& b) {
-          return formats::ld_cache_libcmp(a.name, b.name) > 0;
+        std::is_sorted(m_records.begin(), m_records.end(), [&](const Record& a, const Record& b) {
+          return formats::ld_cache_libcmp(name_of(a), name_of(b)) > 0;
         });
   }
 
@@ -41,24 +45,31 @@ public:
     if (m_sorted) {
       // The records that compare equal to `name` (among them every one that is `name`) are
       // together, after every greater one.
-      first = std::partition_point(
-          first, last, [&](const Record& r) { return formats::ld_cache_libcmp(r.name, name) > 0; });
+      first = std::partition_point(first, last, [&](const Record& r) {
+        return formats::ld_cache_libcmp(name_of(r), name) > 0;
+      });
       last = std::partition_point(first, last, [&](const Record& r) {
-        return formats::ld_cache_libcmp(r.name, name) == 0;
+        return formats::ld_cache_libcmp(name_of(r), name) == 0;
       });
     }
     std::vector<facts::LdCacheEntry> out;
     for (auto it = first; it != last; ++it) {
-      if (it->name == name) {
-        out.push_back(facts::LdCacheEntry{
-            std::string(it->name), std::string(it->path), formats::ld_cache_arch(it->flags)});
+      if (name_of(*it) == name) {
+        out.push_back(
+            facts::LdCacheEntry{std::string(name_of(*it)),
+                                std::string(m_file.data().substr(it->path_at, it->path_size)),
+                                formats::ld_cache_arch(it->flags)});
       }
     }
     return out;
   }
 
 private:
-  platform::MappedFile m_file; // what the views in m_records point into
+  std::string_view name_of(const Record& r) const {
+    return m_file.data().substr(r.name_at, r.name_size);
+  }
+
+  platform::MappedFile m_file; // what the records' offsets are into
   std::vector<Record> m_records;
   bool m_sorted = false;
 };
@@ -93,7 +104,12 @@ open_ld_cache(const platform::SysRoot& root) {
     if (records.empty()) {
       records.reserve(r.count);
     }
-    records.push_back(MappedLdCache::Record{r.name, r.path, r.flags});
+    const auto at = [&](std::string_view part) {
+      return static_cast<std::uint32_t>(part.data() - file->data().data());
+    };
+    const auto size = [](std::string_view part) { return static_cast<std::uint32_t>(part.size()); };
+    records.push_back(
+        MappedLdCache::Record{at(r.name), size(r.name), at(r.path), size(r.path), r.flags});
   });
   if (!visited) {
     return make_error(ErrorCode::parse,
