@@ -6,6 +6,7 @@
 #include "run.hpp"
 
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/ld_cache_lookup.hpp>
 #include <doctor/collect/sysroot_probe.hpp>
 #include <doctor/collect/windows_probe.hpp>
 #include <doctor/loader/analysis.hpp>
@@ -63,6 +64,7 @@ std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config
   if (b == nullptr || depth > k_max_tree_depth) {
     return out;
   }
+  out.reserve(b->needed.size());
   for (const std::string& dep : b->needed) {
     report::TreeEntry e;
     e.name = dep;
@@ -87,15 +89,22 @@ std::vector<report::TreeEntry> walk_tree(const loader::LinuxLoaderConfig& config
   return out;
 }
 
-// What a --tree walk builds: the loader's settings with the thousands of ld.so.cache entries,
-// every library's headers, the resolutions of every entry.
+// What a --tree walk builds: the loader's settings, every library's headers, the resolutions of
+// every entry. The facts hold the environment and the architecture; the loader's default
+// directories and /etc/ld.so.cache come straight from the machine, the cache read by name where
+// it lies (a tree asks for a few dozen of its thousands of entries), not copied into the facts.
 struct TreeWalk {
   TreeWalk(const platform::SysRoot& root, facts::Facts&& walk_facts)
       : facts(std::move(walk_facts))
-      , config(loader::linux_config_from(std::move(facts)))
-      , probe(root, collect::SysRootProbe::Depth::loader) {}
+      , probe(root, collect::SysRootProbe::Depth::loader) {
+    facts.linker.default_dirs = collect::linker_default_dirs(root, facts);
+    config = loader::linux_config_from(facts, std::nullopt);
+    if (auto cache = collect::open_ld_cache(root)) {
+      config.cache_lookup = std::move(*cache);
+    }
+  }
 
-  facts::Facts facts; // without its ld.so.cache entries, which `config` took
+  facts::Facts facts;
   loader::LinuxLoaderConfig config;
   collect::SysRootProbe probe;
   report::ResolveTree tree;
@@ -140,12 +149,13 @@ int run_resolve(const ResolveOptions& options) {
   // What the loader model needs: the environment, the architecture and the linker's settings;
   // cuDNN versions (through the toolkits and Python environments that lead to them) for display,
   // except in --tree mode, which only walks dependencies. Not the OS release, CPU or memory.
-  copts.only = {"environment", "architecture", "linker"};
+  // A tree reads the linker's settings itself (TreeWalk): ld.so.conf is not needed.
+  copts.only = {"environment", "architecture"};
   if (!options.python.empty()) {
     copts.python_prefixes.push_back(as_inner_path(root, options.python));
   }
   if (!options.tree) {
-    copts.only.insert(copts.only.end(), {"python", "cuda", "cudnn"});
+    copts.only.insert(copts.only.end(), {"linker", "python", "cuda", "cudnn"});
   }
   facts::Facts facts = collect::collect(root, copts);
 

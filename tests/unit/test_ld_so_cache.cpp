@@ -380,6 +380,27 @@ TEST(ld_so_cache, corrupted_bytes_never_crash) {
   }
 }
 
+TEST(ld_so_cache, libcmp_orders_names_as_glibc_does) {
+  using formats::ld_cache_libcmp;
+  // Digit runs compare as numbers, so "so.10" sorts after "so.9" and "01" equals "1".
+  EXPECT_LT(ld_cache_libcmp("libcudnn.so.9", "libcudnn.so.10"), 0);
+  EXPECT_GT(ld_cache_libcmp("libcudnn.so.10", "libcudnn.so.9"), 0);
+  EXPECT_EQ(ld_cache_libcmp("libz.so.01", "libz.so.1"), 0);
+  EXPECT_EQ(ld_cache_libcmp("libz.so.1", "libz.so.1"), 0);
+  // A digit is greater than any other character; the end of a name is a 0.
+  EXPECT_GT(ld_cache_libcmp("lib1", "libz"), 0);
+  EXPECT_LT(ld_cache_libcmp("libz", "lib1"), 0);
+  EXPECT_LT(ld_cache_libcmp("libc.so", "libc.so.6"), 0);
+  EXPECT_GT(ld_cache_libcmp("libc.so.6", "libc.so"), 0);
+  EXPECT_LT(ld_cache_libcmp("", "a"), 0);
+  EXPECT_EQ(ld_cache_libcmp("", ""), 0);
+  // Other characters as signed chars: a byte above 0x7f is below the end of a name.
+  EXPECT_LT(ld_cache_libcmp("lib\xe9", "lib"), 0);
+  EXPECT_LT(ld_cache_libcmp("libA", "liba"), 0);
+  // A run too long for any integer still orders by its value.
+  EXPECT_GT(ld_cache_libcmp("lib99999999999999999999999", "lib1"), 0);
+}
+
 TEST(ld_so_cache, arch_names_follow_ldconfig) {
   EXPECT_EQ(formats::ld_cache_arch(0x0303), "x86-64");
   EXPECT_EQ(formats::ld_cache_arch(0x0a03), "aarch64");

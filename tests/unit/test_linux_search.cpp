@@ -644,5 +644,56 @@ TEST(linux_search, ld_library_path_part_is_folded_and_shared_between_callers) {
   EXPECT_TRUE(same_steps(first, plain));
 }
 
+// Two callers whose RPATHs name the same folders, which lack the name: the second caller's search
+// (quiet, ended at the winner) asks none of them again, and finds what it finds without the memo.
+// A folder the snapshot never recorded is not taken as lacking the name.
+TEST(linux_search, a_quiet_search_skips_a_name_the_memo_found_absent_in_a_folder) {
+  FakeFs fs;
+  auto& a = fs.file("/app/a/liba.so");
+  a.rpath = {"/opt/x", "/opt/y", "/opt/good"};
+  auto& b = fs.file("/app/b/libb.so");
+  b.rpath = {"/opt/y", "/opt/x", "/opt/good"};
+  fs.file("/opt/good/libdep.so.1");
+  loader::LinuxLoaderConfig c = config();
+  c.memo = loader::make_search_memo();
+  const auto first = loader::resolve_linux_first("libdep.so.1", {{a.path, &a}}, c, fs);
+  ASSERT_TRUE(first.chosen);
+  EXPECT_EQ(first.chosen->path, "/opt/good/libdep.so.1");
+  fs.probes.clear();
+  const auto second = loader::resolve_linux_first("libdep.so.1", {{b.path, &b}}, c, fs);
+  EXPECT_EQ(std::count(fs.probes.begin(), fs.probes.end(), "/opt/x/libdep.so.1"), 0);
+  EXPECT_EQ(std::count(fs.probes.begin(), fs.probes.end(), "/opt/y/libdep.so.1"), 0);
+  const auto plain = loader::resolve_linux_first("libdep.so.1", {{b.path, &b}}, config(), fs);
+  ASSERT_TRUE(second.chosen && plain.chosen);
+  EXPECT_EQ(second.chosen->path, plain.chosen->path);
+  EXPECT_EQ(second.chosen->source, "RPATH of /app/b/libb.so");
+
+  // Not found: the account of the second search lists every folder, as without the memo.
+  const auto none = loader::resolve_linux_first("libnone.so.1", {{a.path, &a}}, c, fs);
+  const auto none_again = loader::resolve_linux_first("libnone.so.1", {{b.path, &b}}, c, fs);
+  const auto none_plain = loader::resolve_linux_first("libnone.so.1", {{b.path, &b}}, config(), fs);
+  EXPECT_FALSE(none.chosen || none_again.chosen);
+  EXPECT_TRUE(same_steps(none_again, none_plain));
+
+  // A probe that cannot say (a snapshot without the path) leaves the name unremembered.
+  class Unrecorded final : public loader::FileProbe {
+  public:
+    loader::PathState probe(const std::string& path) override {
+      ++asked[path];
+      loader::PathState st;
+      st.known = false;
+      return st;
+    }
+    std::map<std::string, int> asked;
+  } unrecorded;
+  loader::LinuxLoaderConfig u = config();
+  u.memo = loader::make_search_memo();
+  const auto r1 = loader::resolve_linux_first("libdep.so.1", {{a.path, &a}}, u, unrecorded);
+  const auto r2 = loader::resolve_linux_first("libdep.so.1", {{b.path, &b}}, u, unrecorded);
+  EXPECT_TRUE(r1.unknown && r2.unknown);
+  // Each search asks twice (quietly, then again for its account, having chosen nothing).
+  EXPECT_EQ(unrecorded.asked["/opt/x/libdep.so.1"], 4);
+}
+
 } // namespace
 } // namespace doctor

@@ -91,6 +91,10 @@ void collect_architecture(const platform::SysRoot& root,
 void collect_linker(const platform::SysRoot& root,
                     const CollectOptions& options,
                     facts::Facts& facts);
+// The loader's built-in directories (LinkerInfo::default_dirs) of the examined system, for the
+// architecture in `facts` (collect_architecture): what collect_linker records there.
+std::vector<std::string> linker_default_dirs(const platform::SysRoot& root,
+                                             const facts::Facts& facts);
 void collect_driver(const platform::SysRoot& root,
                     const CollectOptions& options,
                     facts::Facts& facts);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -79,6 +80,52 @@ visit_new(std::string_view data, std::size_t base, const LdCacheVisitor& visit) 
 }
 
 } // namespace
+
+int ld_cache_libcmp(std::string_view a, std::string_view b) {
+  const auto at = [](std::string_view s, std::size_t i) {
+    return i < s.size() ? static_cast<signed char>(s[i]) : static_cast<signed char>(0);
+  };
+  const auto digit = [](signed char c) { return c >= '0' && c <= '9'; };
+  // A run of digits from `i` as a number, saturated (glibc's int would overflow; a name with a
+  // run of more than 18 digits is not a library's).
+  const auto number = [&](std::string_view s, std::size_t& i) {
+    std::uint64_t value = 0;
+    for (; digit(at(s, i)); ++i) {
+      value = std::min<std::uint64_t>(value * 10 + static_cast<std::uint64_t>(at(s, i) - '0'),
+                                      std::uint64_t{1} << 60U);
+    }
+    return value;
+  };
+  // The common prefix without digits first (names share "lib" and more): byte by byte.
+  std::size_t i = 0;
+  const std::size_t common = std::min(a.size(), b.size());
+  while (i < common && a[i] == b[i] && a[i] != '\0' && !digit(static_cast<signed char>(a[i]))) {
+    ++i;
+  }
+  std::size_t j = i;
+  while (at(a, i) != 0) {
+    const signed char c = at(a, i);
+    const signed char d = at(b, j);
+    if (digit(c)) {
+      if (!digit(d)) {
+        return 1;
+      }
+      const std::uint64_t x = number(a, i);
+      const std::uint64_t y = number(b, j);
+      if (x != y) {
+        return x < y ? -1 : 1;
+      }
+    } else if (digit(d)) {
+      return -1;
+    } else if (c != d) {
+      return c - d;
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+  return 0 - at(b, j);
+}
 
 std::string ld_cache_arch(std::int32_t flags) {
   const auto type = static_cast<std::uint32_t>(flags) & 0xffU;

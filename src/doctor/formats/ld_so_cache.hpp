@@ -45,6 +45,13 @@ using LdCacheVisitor = std::function<void(const LdCacheView&)>;
 // perhaps after `visit` has seen the records before the one at fault (the caller drops them).
 Expected<std::size_t> visit_ld_so_cache(std::string_view data, const LdCacheVisitor& visit);
 
+// Compares two names as glibc's _dl_cache_libcmp (elf/dl-cache.c) does, the order ldconfig sorts
+// the cache in (descending) and ld.so searches it by: a run of digits against a run of digits
+// compares as a number (so "lib01" and "lib1" compare equal), a digit is greater than any other
+// character, other characters compare as signed chars, the end of a name as a 0. Returns < 0,
+// 0 or > 0.
+int ld_cache_libcmp(std::string_view a, std::string_view b);
+
 // Returns the architecture tag of a cache entry's flags ("x86-64"), as ldconfig -p prints it.
 std::string ld_cache_arch(std::int32_t flags);
 

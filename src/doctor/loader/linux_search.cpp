@@ -29,6 +29,12 @@ struct LdLibraryPathSegment {
   std::unordered_set<std::string> seen_real; // real paths of the loadable candidates met
 };
 
+// Hashes a std::string key and looks it up by std::string_view without a copy.
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 // One entry of an object's RPATH or RUNPATH as the search uses it: the folder it names for that
 // object, or why it is skipped.
 struct ListEntry {
@@ -38,6 +44,8 @@ struct ListEntry {
   std::string dir; // Use::folder: the expanded, normalised folder
   // Whether dir/glibc-hwcaps is a directory, as the memo's probe answered; nullopt: not asked
   mutable std::optional<bool> hwcaps;
+  // The memo's names absent from dir (SearchMemo::absent), once looked up; nullptr: not yet
+  mutable std::unordered_set<std::string, StringHash, std::equal_to<>>* absent = nullptr;
 };
 
 // An object's RPATH or RUNPATH, expanded for the object at `origin` with the tokens of a config.
@@ -46,12 +54,6 @@ struct ExpandedList {
   std::string lib_token;
   std::string platform_token;
   std::vector<ListEntry> expanded;
-};
-
-// Hashes a std::string key and looks it up by std::string_view without a copy.
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
 struct SearchMemo {
@@ -63,12 +65,24 @@ struct SearchMemo {
   std::unordered_map<std::string, std::vector<ExpandedList>, StringHash, std::equal_to<>> lists;
   // folder -> whether folder/glibc-hwcaps is a directory, as `probe` answered
   std::unordered_map<std::string, bool, StringHash, std::equal_to<>> hwcaps;
+  // folder -> the names `probe` found absent there (nothing, or a directory): a quiet search
+  // skips them unasked (a tree's searches ask the same folders of an inherited RPATH for the
+  // same few names again and again). Node-based: a ListEntry keeps a pointer to its set.
+  std::unordered_map<std::string,
+                     std::unordered_set<std::string, StringHash, std::equal_to<>>,
+                     StringHash,
+                     std::equal_to<>>
+      absent;
   // ld.so.cache: name asked for -> the indexes of its entries, in order, for the cache whose
   // entries are at `cache_data` (`cache_size` of them); emptied for any other
   const facts::LdCacheEntry* cache_data = nullptr;
   std::size_t cache_size = 0;
   std::unordered_map<std::string, std::vector<std::uint32_t>, StringHash, std::equal_to<>>
       cache_names;
+  // config.cache_lookup: name asked for -> its entries, for the lookup at `cache_lookup`
+  const LdCacheLookup* cache_lookup = nullptr;
+  std::unordered_map<std::string, std::vector<facts::LdCacheEntry>, StringHash, std::equal_to<>>
+      cache_found;
 };
 
 namespace {
@@ -176,7 +190,8 @@ private:
                FoundVia via,
                const SourceLabel& source,
                const ListEntry* entry = nullptr);
-  void try_file(const std::string& path, FoundVia via, const SourceLabel& source);
+  // Returns true if the probe knows nothing loadable is there (absent, or a directory).
+  bool try_file(const std::string& path, FoundVia via, const SourceLabel& source);
   // Records a step that is no candidate (nothing in a quiet search, which builds no text).
   void skip(FoundVia via, const SourceLabel& source, const std::string& what, std::string_view why);
   void search_list(const std::vector<std::string>& entries,
@@ -206,8 +221,11 @@ private:
   }
   // The LD_LIBRARY_PATH part of the search (step 2).
   void search_ld_library_path();
-  // The ld.so.cache entries for the name, in the cache's order (the memo keeps an index).
+  // The ld.so.cache entries for the name, in the cache's order (the memo keeps an index, or the
+  // entries a LdCacheLookup gave).
   std::vector<const facts::LdCacheEntry*> cache_entries_named() const;
+  // What config.cache_lookup gave a search without a memo.
+  mutable std::vector<facts::LdCacheEntry> m_cache_looked_up;
   // `entries` of an object at `object_path`, expanded: from the memo, or into `scratch`.
   const std::vector<ListEntry>& expand_list(const std::vector<std::string>& entries,
                                             const std::string& object_path,
@@ -215,6 +233,10 @@ private:
   // Whether `dir`/glibc-hwcaps is a directory (the memo, or `entry` from it, keeps the probe's
   // answer).
   bool has_hwcaps(const std::string& dir, const ListEntry* entry);
+  // The memo's names absent from `dir` (from `entry` where it has them), for a quiet search
+  // through the memo's probe; nullptr otherwise.
+  std::unordered_set<std::string, StringHash, std::equal_to<>>*
+  absent_names(const std::string& dir, const ListEntry* entry);
   // Whether `path` was tried before in this search / `real` was met as a loadable candidate
   // before; then records it.
   bool first_try(const std::string& path);
@@ -370,28 +392,28 @@ void LinuxSearch::not_a_file(const std::string& path,
 // otherwise ld.so moves on silently ("wrong ELF class": open_verify sets found_other_class and
 // goes on; elf_machine_matches_host likewise), which is exactly why a 32-bit copy early on the
 // path never explains itself at run time.
-void LinuxSearch::try_file(const std::string& path, FoundVia via, const SourceLabel& source) {
+bool LinuxSearch::try_file(const std::string& path, FoundVia via, const SourceLabel& source) {
   if (!first_try(path)) {
     skip(via, source, path, "already tried");
-    return;
+    return false;
   }
   if (m_list_over) {
     skip(via, source, path, "not tried: ld.so gave up this list at the socket before");
-    return;
+    return false;
   }
   const PathState st = m_probe.probe(path);
   if (!st.known) {
     m_result.unknown = true;
     skip(via, source, path, "not recorded in the snapshot");
-    return;
+    return false;
   }
   if (!st.exists || st.is_dir) {
     skip(via, source, path, st.is_dir ? "a directory" : "absent");
-    return;
+    return true;
   }
   if (!st.kind.empty() && st.kind != "regular") {
     not_a_file(path, via, source, st.kind);
-    return;
+    return false;
   }
   const unsigned bits = process_bits();
   const std::string_view machine = process_machine();
@@ -405,35 +427,35 @@ void LinuxSearch::try_file(const std::string& path, FoundVia via, const SourceLa
         m_result.undetermined = b.read_error_message;
       }
       skip(via, source, path, "could not be examined: " + b.read_error_message);
-      return;
+      return false;
     }
     if (!b.read_error.empty()) {
       // open() fails (EACCES): open_path tries the next directory.
       skip(via, source, path, "cannot be read: " + b.read_error_message);
-      return;
+      return false;
     }
     if (!b.problems.empty() && b.problems.front().starts_with("cannot be read")) {
       skip(via, source, path, b.problems.front()); // a snapshot from before read_error
-      return;
+      return false;
     }
     // The length is tested before the magic. An ELF file of size 0 is one whose size was not
     // recorded (an empty file has no ELF magic): not judged.
     const bool elf = b.format == "elf";
     if (b.size < elf_header_size(bits) && (!elf || b.size != 0)) {
       fail_at(path, via, source, "file too short", k_error_not_elf);
-      return;
+      return false;
     }
     if (!elf) {
       fail_at(path, via, source, "invalid ELF header", k_error_not_elf);
-      return;
+      return false;
     }
     if (bits != 0 && b.bits != 0 && bits != b.bits) {
       skip(via, source, path, fmt::format("wrong ELF class: {}-bit", b.bits));
-      return;
+      return false;
     }
     if (!machine.empty() && !b.machine.empty() && machine != b.machine) {
       skip(via, source, path, fmt::format("wrong machine: {}", b.machine));
-      return;
+      return false;
     }
   }
   Candidate c{path, st.real_path.empty() ? path : st.real_path, via, source.text(), st.binary};
@@ -441,7 +463,7 @@ void LinuxSearch::try_file(const std::string& path, FoundVia via, const SourceLa
     push_found(SearchStep{via, source.text(), path, "found", true});
     first_sighting(c.real_path);
     m_result.chosen = std::move(c);
-    return;
+    return false;
   }
   if (first_sighting(c.real_path)) {
     push_found(SearchStep{via,
@@ -457,6 +479,7 @@ void LinuxSearch::try_file(const std::string& path, FoundVia via, const SourceLa
   } else {
     push_found(SearchStep{via, source.text(), path, "the same file again", true});
   }
+  return false;
 }
 
 // glibc's rtld (elf/rtld.c, handle_preload_list -> do_preload) maps every LD_PRELOAD object
@@ -504,17 +527,66 @@ void LinuxSearch::try_dir(const std::string& dir,
       try_file(util::join_path(util::join_path(hwcaps, sub), m_name), via, in_sub);
     }
   }
-  if (!done()) {
-    try_file(util::join_path(dir, m_name), via, source);
+  if (done()) {
+    return;
   }
+  // A quiet search keeps no step, so a file it has found absent here before changes nothing now.
+  auto* absent = absent_names(dir, entry);
+  if (absent != nullptr && absent->contains(std::string_view(m_name))) {
+    return;
+  }
+  if (try_file(util::join_path(dir, m_name), via, source) && absent != nullptr) {
+    absent->insert(m_name);
+  }
+}
+
+std::unordered_set<std::string, StringHash, std::equal_to<>>*
+LinuxSearch::absent_names(const std::string& dir, const ListEntry* entry) {
+  SearchMemo* memo = m_config.memo.get();
+  if (!m_quiet || memo == nullptr || (memo->probe != nullptr && memo->probe != &m_probe)) {
+    return nullptr;
+  }
+  memo->probe = &m_probe;
+  if (entry != nullptr && entry->absent != nullptr) {
+    return entry->absent;
+  }
+  auto it = memo->absent.find(std::string_view(dir));
+  if (it == memo->absent.end()) {
+    it = memo->absent.emplace(dir, std::unordered_set<std::string, StringHash, std::equal_to<>>{})
+             .first;
+  }
+  if (entry != nullptr) {
+    entry->absent = &it->second;
+  }
+  return &it->second;
 }
 
 // A tree of dependencies asks for a few dozen names, each many times, of a cache of thousands:
 // the entries of each name are found once, when it is first asked for.
 std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const {
-  const std::vector<facts::LdCacheEntry>& cache = *m_config.cache;
   std::vector<const facts::LdCacheEntry*> out;
   SearchMemo* memo = m_config.memo.get();
+  if (m_config.cache_lookup) {
+    const std::vector<facts::LdCacheEntry>* found = &m_cache_looked_up;
+    if (memo != nullptr) {
+      if (memo->cache_lookup != m_config.cache_lookup.get()) {
+        memo->cache_found.clear();
+        memo->cache_lookup = m_config.cache_lookup.get();
+      }
+      auto it = memo->cache_found.find(std::string_view(m_name));
+      if (it == memo->cache_found.end()) {
+        it = memo->cache_found.emplace(m_name, m_config.cache_lookup->entries_named(m_name)).first;
+      }
+      found = &it->second;
+    } else {
+      m_cache_looked_up = m_config.cache_lookup->entries_named(m_name);
+    }
+    for (const facts::LdCacheEntry& e : *found) {
+      out.push_back(&e);
+    }
+    return out;
+  }
+  const std::vector<facts::LdCacheEntry>& cache = *m_config.cache;
   const std::vector<std::uint32_t>* known = nullptr;
   if (memo != nullptr) {
     if (memo->cache_data != cache.data() || memo->cache_size != cache.size()) {
@@ -771,7 +843,7 @@ Resolution LinuxSearch::run() {
     return std::move(m_result);
   }
   m_list_over = false;
-  if (!m_config.cache) {
+  if (!m_config.cache && !m_config.cache_lookup) {
     skip(FoundVia::ld_so_cache,
          SourceLabel{"ld.so.cache"},
          "/etc/ld.so.cache",

@@ -37,6 +37,20 @@ struct LoaderObject {
   const std::string& origin() const { return origin_path.empty() ? path : origin_path; }
 };
 
+// An ld.so.cache read by name where it lies, without a copy of its thousands of entries (a tree
+// of dependencies asks for a few dozen names); collect::open_ld_cache() opens the examined
+// machine's.
+class LdCacheLookup {
+public:
+  LdCacheLookup() = default;
+  LdCacheLookup(const LdCacheLookup&) = delete;
+  LdCacheLookup& operator=(const LdCacheLookup&) = delete;
+  virtual ~LdCacheLookup() = default;
+
+  // Returns the entries whose name is `name`, in the cache's order.
+  virtual std::vector<facts::LdCacheEntry> entries_named(std::string_view name) const = 0;
+};
+
 // The examined system's loader settings.
 struct SearchMemo;
 
@@ -48,6 +62,8 @@ struct LinuxLoaderConfig {
   bool ld_library_path_set = false;
   std::string ld_preload; // raw value (' ' or ':' separated); empty: none
   std::optional<std::vector<facts::LdCacheEntry>> cache; // nullopt: no usable /etc/ld.so.cache
+  // Set: the ld.so.cache is read through it instead, and `cache` is not used.
+  std::shared_ptr<const LdCacheLookup> cache_lookup;
   std::vector<std::string> default_dirs;
   std::string lib_token = "lib64";       // $LIB
   std::string platform_token = "x86_64"; // $PLATFORM

@@ -115,12 +115,14 @@ void render_tree_entries(const std::vector<TreeEntry>& entries,
       }
       continue;
     }
-    out += fmt::format("{}{} => {} [{}]{}\n",
-                       indent,
-                       x(e.name),
-                       x(r.chosen->path),
-                       x(r.chosen->source),
-                       e.seen ? " (see above)" : "");
+    // The line of every library found, written in place (a tree has hundreds).
+    out += indent;
+    util::append_escaped_terminal(out, e.name);
+    out += " => ";
+    util::append_escaped_terminal(out, r.chosen->path);
+    out += " [";
+    util::append_escaped_terminal(out, r.chosen->source);
+    out += e.seen ? "] (see above)\n" : "]\n";
     if (r.fatal_error != 0) {
       out += fmt::format("{}    LoadLibrary fails here with error {}\n", indent, r.fatal_error);
     }

@@ -55,6 +55,11 @@ bool is_utf8(std::string_view s) {
 std::string escape_terminal(std::string_view s) {
   std::string out;
   out.reserve(s.size());
+  append_escaped_terminal(out, s);
+  return out;
+}
+
+void append_escaped_terminal(std::string& out, std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     // A run of printable ASCII (most text, every usual path) is copied as it is.
     std::size_t plain = i;
@@ -91,7 +96,6 @@ std::string escape_terminal(std::string_view s) {
       out.append(seq);
     }
   }
-  return out;
 }
 
 std::string escape_markdown(std::string_view s) {

@@ -30,6 +30,8 @@ bool is_utf8(std::string_view s);
 // Nothing else changes, so a line of the result can neither move the cursor, change colours, set
 // the window title nor reorder what is shown.
 std::string escape_terminal(std::string_view s);
+// escape_terminal(s), appended to `out` (a report of hundreds of lines builds no string per field).
+void append_escaped_terminal(std::string& out, std::string_view s);
 
 // `s` as Markdown text, also safe in a table cell: escape_terminal, then a backslash before every
 // ASCII punctuation that can start Markdown or HTML markup: \ ` * _ [ ] ( ) < > | # ! ~ &. So a

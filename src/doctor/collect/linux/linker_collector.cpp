@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/ld_cache_lookup.hpp>
 #include <doctor/formats/ld_so_cache.hpp>
 #include <doctor/util/paths.hpp>
 #include <doctor/util/strings.hpp>
@@ -17,7 +18,6 @@ using namespace facts; // the collectors fill in the facts model
 namespace {
 
 constexpr std::size_t k_max_conf = std::size_t{1024} * 1024;
-constexpr std::size_t k_max_ld_so_cache = std::size_t{64} * 1024 * 1024;
 constexpr int k_max_include_depth = 16;
 
 // Expands an "include" pattern of ld.so.conf. ldconfig runs glob(3) on it; only the last
@@ -103,26 +103,6 @@ void read_conf(const platform::SysRoot& root,
   }
 }
 
-// The loader's built-in directories, searched after the cache. Debian-style multiarch systems
-// search /lib/<triplet> and /usr/lib/<triplet> before /lib and /usr/lib (ld.so --help on Debian
-// 12); RPM-style 64-bit systems use /lib64 and /usr/lib64 (ld.so(8)).
-std::vector<std::string> default_dirs(const platform::SysRoot& root, const Facts& facts) {
-  std::string triplet = "x86_64-linux-gnu";
-  if (facts.os.architecture) {
-    const std::string& arch = *facts.os.architecture;
-    if (arch == "aarch64") {
-      triplet = "aarch64-linux-gnu";
-    } else if (arch == "ppc64le") {
-      triplet = "powerpc64le-linux-gnu";
-    }
-  }
-  const std::string multiarch = "/lib/" + triplet;
-  if (root.is_dir(multiarch) || root.is_dir("/usr" + multiarch)) {
-    return {multiarch, "/usr" + multiarch, "/lib", "/usr/lib"};
-  }
-  return {"/lib64", "/usr/lib64", "/lib", "/usr/lib"};
-}
-
 } // namespace
 
 void collect_linker(const platform::SysRoot& root, const CollectOptions&, Facts& facts) {
@@ -143,17 +123,9 @@ void collect_linker(const platform::SysRoot& root, const CollectOptions&, Facts&
 
   // Mapped, not read: the parse copies out what it keeps, and a copy of the whole file would
   // touch as many fresh pages of memory again.
-  auto data = root.map_file("/etc/ld.so.cache");
-  if (data && data->data().size() > k_max_ld_so_cache) {
-    data = tl::unexpected(
-        Error{ErrorCode::too_large,
-              fmt::format("/etc/ld.so.cache: larger than {} bytes", k_max_ld_so_cache)});
-  }
+  auto data = map_ld_so_cache(root);
   if (!data) {
-    linker.cache = Fact<std::vector<LdCacheEntry>>::unknown(
-        data.error().code == ErrorCode::not_found
-            ? "/etc/ld.so.cache does not exist (ldconfig never ran in this system)"
-            : fmt::format("cannot read /etc/ld.so.cache: {}", data.error().message));
+    linker.cache = Fact<std::vector<LdCacheEntry>>::unknown(data.error().message);
   } else {
     // Each record straight into the facts: no vector of parsed records in between.
     std::vector<LdCacheEntry> entries;
@@ -172,7 +144,27 @@ void collect_linker(const platform::SysRoot& root, const CollectOptions&, Facts&
           fmt::format("/etc/ld.so.cache is damaged: {}", records.error().message));
     }
   }
-  linker.default_dirs = default_dirs(root, facts);
+  linker.default_dirs = linker_default_dirs(root, facts);
+}
+
+// The loader's built-in directories, searched after the cache. Debian-style multiarch systems
+// search /lib/<triplet> and /usr/lib/<triplet> before /lib and /usr/lib (ld.so --help on Debian
+// 12); RPM-style 64-bit systems use /lib64 and /usr/lib64 (ld.so(8)).
+std::vector<std::string> linker_default_dirs(const platform::SysRoot& root, const Facts& facts) {
+  std::string triplet = "x86_64-linux-gnu";
+  if (facts.os.architecture) {
+    const std::string& arch = *facts.os.architecture;
+    if (arch == "aarch64") {
+      triplet = "aarch64-linux-gnu";
+    } else if (arch == "ppc64le") {
+      triplet = "powerpc64le-linux-gnu";
+    }
+  }
+  const std::string multiarch = "/lib/" + triplet;
+  if (root.is_dir(multiarch) || root.is_dir("/usr" + multiarch)) {
+    return {multiarch, "/usr" + multiarch, "/lib", "/usr/lib"};
+  }
+  return {"/lib64", "/usr/lib64", "/lib", "/usr/lib"};
 }
 
 } // namespace doctor::collect
