@@ -6,8 +6,6 @@
 
 #include <fmt/format.h>
 
-#include <bit>
-
 namespace doctor::checks {
 
 namespace {
@@ -28,7 +26,10 @@ std::string gb_per_s(double bytes_per_s) {
 }
 
 std::string bytes_text(std::uint64_t bytes) {
-  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+  constexpr double k_gib = 1024.0 * 1024 * 1024;
+  const auto b = static_cast<double>(bytes);
+  return b >= k_gib ? fmt::format("{:.2f} GiB", b / k_gib)
+                    : fmt::format("{:.1f} MiB", b / (1024.0 * 1024));
 }
 
 std::string bit_list(std::uint32_t diff) {

@@ -120,7 +120,7 @@ StressGemm gemm_from(const Json& g) {
   if (g.contains("first_mismatch") && g["first_mismatch"].is_object()) {
     const Json& f = g["first_mismatch"];
     const auto num = [&](const char* key) {
-      return f.contains(key) && f[key].is_number() ? fmt::format("{:g}", f[key].get<double>())
+      return f.contains(key) && f[key].is_number() ? fmt::format("{}", f[key].get<double>())
                                                    : std::string("NaN");
     };
     out.first_mismatch = fmt::format("{} check: run {}, row {}, column {}: got {}, want {}",

@@ -97,7 +97,7 @@ std::vector<std::string> run_lines(const facts::StressRun& r) {
                                 rate_text(b.device_to_host, b.pinned ? r.pcie_peak : std::nullopt),
                                 b.pinned ? "" : " (pageable memory)"));
   }
-  if (!r.peak_note.empty() && r.status != "not_run") {
+  if (!r.peak_note.empty() && r.bandwidth) {
     lines.push_back("peak    " + r.peak_note);
   }
   for (const facts::StressTelemetry& t : r.telemetry) {
