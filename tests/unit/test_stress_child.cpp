@@ -36,8 +36,8 @@ TEST(stress_child, the_ptx_is_embedded_nul_terminated_with_every_kernel) {
   EXPECT_EQ(ptx.back(), '\0');
   EXPECT_NE(ptx.find("\n.version 7.0\n"), std::string_view::npos);
   EXPECT_NE(ptx.find("\n.target sm_52\n"), std::string_view::npos);
-  for (const char* k : {"doctor_memtest_write(", "doctor_memtest_verify(", "doctor_sgemm(",
-                        "doctor_copy("}) {
+  for (const char* k :
+       {"doctor_memtest_write(", "doctor_memtest_verify(", "doctor_sgemm(", "doctor_copy("}) {
     EXPECT_NE(ptx.find(std::string(".visible .entry ") + k), std::string_view::npos) << k;
   }
 }

@@ -96,8 +96,9 @@ TEST(stress_run, memory_errors_are_read_with_address_and_values_and_bounded) {
   EXPECT_EQ(run.memory->error_log[0].actual, 33U);
   EXPECT_EQ(run.device_name, "NVIDIA H200");
   // A value beyond 32 bits is not a word the test wrote: the entry is dropped.
-  const auto bad = read(std::string("{") + k_started
-                        + R"("memory":{"error_log":[{"address":1,"expected":4294967296,"actual":0}]}})");
+  const auto bad =
+      read(std::string("{") + k_started
+           + R"("memory":{"error_log":[{"address":1,"expected":4294967296,"actual":0}]}})");
   EXPECT_TRUE(bad.memory->error_log.empty());
 }
 
@@ -107,9 +108,10 @@ TEST(stress_run, a_call_that_fails_during_a_phase_is_a_failed_run) {
                           R"("result":700,"name":"CUDA_ERROR_ILLEGAL_ADDRESS"}})");
   EXPECT_EQ(run.status, "failed");
   EXPECT_NE(run.detail.find("gemm phase cuLaunchKernel returned 700"), std::string::npos);
-  const auto setup = read(std::string("{") + k_started
-                          + R"("failed_phase":"setup","failed_call":{"function":"cuModuleLoadData",)"
-                            R"("result":218}})");
+  const auto setup =
+      read(std::string("{") + k_started
+           + R"("failed_phase":"setup","failed_call":{"function":"cuModuleLoadData",)"
+             R"("result":218}})");
   EXPECT_EQ(setup.status, "not_run");
 }
 
@@ -126,14 +128,14 @@ facts::NvmlInfo sample(std::uint64_t temp, std::uint64_t reasons) {
   n.status = "ok";
   facts::NvmlDevice d;
   d.index = 0;
-  d.telemetry = facts::Fact<std::map<std::string, std::uint64_t>>::known(
-      {{"temperature_c", temp},
-       {"clock_event_reasons", reasons},
-       {"clock_memory_max_mhz", 3201},
-       {"memory_bus_width_bits", 6144},
-       {"pcie_generation_max", 5},
-       {"pcie_width_max", 16}},
-      "test");
+  d.telemetry =
+      facts::Fact<std::map<std::string, std::uint64_t>>::known({{"temperature_c", temp},
+                                                                {"clock_event_reasons", reasons},
+                                                                {"clock_memory_max_mhz", 3201},
+                                                                {"memory_bus_width_bits", 6144},
+                                                                {"pcie_generation_max", 5},
+                                                                {"pcie_width_max", 16}},
+                                                               "test");
   n.devices = facts::Fact<std::vector<facts::NvmlDevice>>::known({d}, "test");
   return n;
 }

@@ -129,8 +129,17 @@ double timed(StressCalls& c, Work work) {
   return ms;
 }
 
-bool memory_info(StressCalls& c, std::size_t& free, std::size_t& total) {
-  return !c.failed("cuMemGetInfo_v2", c.table().mem_get_info(&free, &total));
+// cuMemGetInfo_v2's free bytes, with "free_before" and "total" recorded in `out`; nullopt when
+// the call failed.
+std::optional<std::size_t> free_memory(StressCalls& c, Json& out) {
+  std::size_t free = 0;
+  std::size_t total = 0;
+  if (c.failed("cuMemGetInfo_v2", c.table().mem_get_info(&free, &total))) {
+    return std::nullopt;
+  }
+  out["free_before"] = free;
+  out["total"] = total;
+  return free;
 }
 
 Json rate(double bytes, double ms) {
@@ -154,13 +163,10 @@ bool StressCalls::failed(const char* function, CuResult rc) {
 Json memory_phase(StressCalls& calls, const StressKernels& k, const StressPlan& plan) {
   const CudaDriverTable& t = calls.table();
   Json out;
-  std::size_t free = 0;
-  std::size_t total = 0;
-  if (!memory_info(calls, free, total)) {
+  const std::optional<std::size_t> free = free_memory(calls, out);
+  if (!free) {
     return out;
   }
-  out["free_before"] = free;
-  out["total"] = total;
   DeviceBuffers buffers(t);
   CuDevicePtr errors = 0;
   const std::size_t log_bytes = sizeof(std::uint64_t) * 3 * k_max_log;
@@ -170,7 +176,7 @@ Json memory_phase(StressCalls& calls, const StressKernels& k, const StressPlan& 
   const CuDevicePtr log = errors + sizeof(std::uint64_t);
   // Allocate up to 95% of what was free, in chunks of at most 1 GiB, halving a chunk the driver
   // refuses: what remains is for the driver's own use during the run.
-  const std::size_t target = free - free / 20;
+  const std::size_t target = *free - *free / 20;
   out["target"] = target;
   std::vector<std::pair<CuDevicePtr, std::size_t>> chunks;
   std::size_t covered = 0;
@@ -257,15 +263,14 @@ Json memory_phase(StressCalls& calls, const StressKernels& k, const StressPlan& 
 Json gemm_phase(StressCalls& calls, const StressKernels& k, const StressPlan& plan) {
   const CudaDriverTable& t = calls.table();
   Json out;
-  std::size_t free = 0;
-  std::size_t total = 0;
-  if (!memory_info(calls, free, total)) {
+  const std::optional<std::size_t> free = free_memory(calls, out);
+  if (!free) {
     return out;
   }
   // The largest power of two up to the level's size whose three matrices take at most a sixteenth
   // of the free memory.
   int n = plan.level == "quick" ? 2048 : 4096;
-  while (n > 16 && std::size_t{3} * 4 * static_cast<std::size_t>(n) * n > free / 16) {
+  while (n > 16 && std::size_t{3} * 4 * static_cast<std::size_t>(n) * n > *free / 16) {
     n /= 2;
   }
   const int iterations = plan.level == "quick" ? 10 : plan.level == "standard" ? 100 : 1000;
@@ -360,14 +365,13 @@ Json gemm_phase(StressCalls& calls, const StressKernels& k, const StressPlan& pl
 Json bandwidth_phase(StressCalls& calls, const StressKernels& k, const StressPlan& plan) {
   const CudaDriverTable& t = calls.table();
   Json out;
-  std::size_t free = 0;
-  std::size_t total = 0;
-  if (!memory_info(calls, free, total)) {
+  const std::optional<std::size_t> free = free_memory(calls, out);
+  if (!free) {
     return out;
   }
   const bool quick = plan.level == "quick";
   const std::size_t device_bytes =
-      std::min<std::size_t>(quick ? 512 * k_mib : 2048 * k_mib, free / 4) & ~std::size_t{15};
+      std::min<std::size_t>(quick ? 512 * k_mib : 2048 * k_mib, *free / 4) & ~std::size_t{15};
   const int repeats = quick ? 5 : 20;
   DeviceBuffers buffers(t);
   CuDevicePtr src = 0;
