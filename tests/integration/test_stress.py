@@ -46,6 +46,7 @@ def stress(*args, mode="ok", lib=None, env=None):
     r = h.Result(p.returncode, p.stdout, p.stderr)
     doc = r.json()
     expect(doc["schema"] == "cudnn-doctor-stress/1", doc.get("schema"))
+    h.validate(doc, "stress.schema.json")
     expect(doc["summary"]["exit_code"] == r.code, (doc["summary"], r.code))
     return r, doc
 
