@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 namespace doctor::probe {
@@ -127,6 +127,11 @@ double timed(StressCalls& c, Work work) {
   t.event_destroy(start);
   t.event_destroy(stop);
   return ms;
+}
+
+// Whether two results are the same to the last bit (a NaN equals a NaN of the same bits).
+bool same_bits(float a, float b) {
+  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
 }
 
 // cuMemGetInfo_v2's free bytes, with "free_before" and "total" recorded in `out`; nullopt when
@@ -319,7 +324,7 @@ Json gemm_phase(StressCalls& calls, const StressKernels& k, const StressPlan& pl
       if (std::isnan(into[i])) {
         ++nan;
       }
-      if (it > 0 && std::memcmp(&into[i], &first[i], sizeof(float)) != 0) {
+      if (it > 0 && !same_bits(into[i], first[i])) {
         if (run_mismatches++ == 0) {
           first_mismatch = {{"check", "runs"},
                             {"iteration", it},
@@ -338,7 +343,7 @@ Json gemm_phase(StressCalls& calls, const StressKernels& k, const StressPlan& pl
     for (std::size_t x = 0; x < static_cast<std::size_t>(n); ++x) {
       want += a[row * n + x] * b[x * n + col]; // exact: multiples of 1/64, |sum| <= n
     }
-    if (std::memcmp(&want, &first[i], sizeof(float)) != 0) {
+    if (!same_bits(want, first[i])) {
       if (reference_mismatches++ == 0) {
         first_mismatch = {{"check", "reference"},
                           {"iteration", 0},
