@@ -145,8 +145,9 @@ void add_stress_options(CLI::App& cmd, StressOptions& o) {
       ->check(CLI::IsMember({"memtest", "gemm"}));
   cmd.add_option("--lib",
                  o.libs,
-                 "Load PATH as the driver API instead of the libcuda.so.1 the loader finds")
-      ->type_name("cuda=PATH");
+                 "Load PATH as the driver API (cuda=PATH) or as the cuBLAS the GEMM is also "
+                 "compared with (cublas=PATH) instead of the copy the loader finds; repeatable")
+      ->type_name("LIB=PATH");
   cmd.add_option("--timeout",
                  o.timeout,
                  "Seconds the stress child may take before it is killed, with everything it "

@@ -39,10 +39,12 @@ double default_stress_timeout(const std::string& level) {
 int run_stress(const StressOptions& options) {
   const std::map<std::string, std::string> libs = parse_probe_libraries(options.libs);
   for (const auto& [probe, path] : libs) {
-    if (probe != "cuda") {
+    if (probe != "cuda" && probe != "cublas") {
       throw CommandError{
           k_exit_usage,
-          fmt::format("--lib {}=…: stress loads only the driver API (cuda=PATH)", probe)};
+          fmt::format("--lib {}=…: stress loads only the driver API (cuda=PATH) and cuBLAS "
+                      "(cublas=PATH)",
+                      probe)};
     }
   }
   TargetOptions target;
@@ -61,6 +63,7 @@ int run_stress(const StressOptions& options) {
   request.gpu = options.gpu;
   request.inject = options.inject;
   request.library_override = libs.contains("cuda") ? libs.at("cuda") : std::string();
+  request.cublas_override = libs.contains("cublas") ? libs.at("cublas") : std::string();
   const double seconds =
       options.timeout > 0 ? options.timeout : default_stress_timeout(options.level);
   request.timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));

@@ -15,6 +15,7 @@ from harness import expect, expect_contains, test
 STUB = "/usr/local/cuda/lib64/stubs/libcuda.so"
 LIMIT = 120  # seconds a doctor run may take before the test fails instead of waiting
 FAKE_CUDA = None
+FAKE_CUBLAS = None
 NVML_DIR = None
 
 
@@ -26,13 +27,15 @@ def build(src, soname, into):
 
 
 def probe():
-    global FAKE_CUDA, NVML_DIR
+    global FAKE_CUDA, FAKE_CUBLAS, NVML_DIR
     cuda_dir = tempfile.mkdtemp(prefix="doctor-stress-cuda-")
     NVML_DIR = tempfile.mkdtemp(prefix="doctor-stress-nvml-")
     for d in (cuda_dir, NVML_DIR):
         os.chmod(d, 0o755)  # the child gives up root for nobody: it must still load them
     FAKE_CUDA = os.path.join(cuda_dir, "libcuda.so.1")
+    FAKE_CUBLAS = os.path.join(cuda_dir, "libcublas.so.13")
     return build("fake_cuda.c", "libcuda.so.1", cuda_dir) or \
+        build("fake_cublas.c", "libcublas.so.13", cuda_dir) or \
         build("fake_nvml.c", "libnvidia-ml.so.1", NVML_DIR)
 
 
@@ -41,7 +44,8 @@ def stress(*args, mode="ok", lib=None, env=None):
     e.pop("LD_LIBRARY_PATH", None)
     e["FAKE_CUDA_MODE"] = mode
     e.update(env or {})
-    argv = [h.EXE, "stress", "--format", "json", "--lib", f"cuda={lib or FAKE_CUDA}"] + list(args)
+    argv = [h.EXE, "stress", "--format", "json", "--lib", f"cuda={lib or FAKE_CUDA}",
+            "--lib", f"cublas={FAKE_CUBLAS}"] + list(args)
     p = subprocess.run(argv, capture_output=True, text=True, env=e, timeout=LIMIT)
     r = h.Result(p.returncode, p.stdout, p.stderr)
     doc = r.json()
@@ -75,6 +79,7 @@ def a_healthy_gpu_passes_every_phase_over_most_of_its_memory():
     g = run["gemm"]
     expect(g["iterations"] == 10 and g["reference_checked"] == 256, g)
     expect(g["run_mismatches"] == 0 and g["reference_mismatches"] == 0 and g["nan"] == 0, g)
+    expect(g["cublas"]["status"] == "compared" and g["cublas"]["mismatches"] == 0, g["cublas"])
     expect(run["bandwidth"]["device_to_device"] is not None, run["bandwidth"])
     # No NVML here: absolute figures only, and the reason.
     expect_contains(run["peaks"]["note"], "no theoretical peak")
@@ -98,6 +103,15 @@ def a_corrupted_gemm_result_is_a_finding():
     f = finding(doc, "hardware.gemm_mismatch")
     expect_contains(f["message"], "1 elements differed from the first run")
     expect(doc["run"]["gemm"]["run_mismatches"] == 1, doc["run"]["gemm"])
+
+
+@test
+def a_gemm_that_differs_from_cublas_is_a_finding():
+    r, doc = stress(env={"FAKE_CUBLAS_MODE": "wrong"})
+    h.expect_exit(r, 1)
+    g = doc["run"]["gemm"]
+    expect(g["cublas"]["mismatches"] == 1 and g["reference_mismatches"] == 0, g)
+    expect_contains(finding(doc, "hardware.gemm_mismatch")["message"], "differ from cuBLAS")
 
 
 @test

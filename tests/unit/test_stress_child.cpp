@@ -14,11 +14,16 @@ TEST(stress_child, the_options_round_trip) {
   plan.gpu = 3;
   plan.inject = "gemm";
   plan.seed = 42;
+  plan.cublas = "/usr/local/cuda/lib64/libcublas.so.13";
   const probe::StressPlan back = probe::parse_stress_plan(probe::stress_plan_text(plan));
   EXPECT_EQ(back.level, "long");
   EXPECT_EQ(back.gpu, 3);
   EXPECT_EQ(back.inject, "gemm");
   EXPECT_EQ(back.seed, 42U);
+  EXPECT_EQ(back.cublas, plan.cublas);
+  // A path that would break the options argument is left out, not passed half.
+  plan.cublas = "/odd;dir/libcublas.so.13";
+  EXPECT_EQ(probe::parse_stress_plan(probe::stress_plan_text(plan)).cublas, "");
 }
 
 TEST(stress_child, bad_options_keep_the_defaults) {

@@ -115,6 +115,19 @@ TEST(stress_run, a_call_that_fails_during_a_phase_is_a_failed_run) {
   EXPECT_EQ(setup.status, "not_run");
 }
 
+TEST(stress_run, the_cublas_comparison_is_read_and_bounded) {
+  const auto run = read(std::string("{") + k_started
+                        + R"("gemm":{"n":256,"cublas":{"status":"compared","library":"/x/cublas",)"
+                          R"("mismatches":2,"first_mismatch":{"row":0,"column":7,"got":1.5,)"
+                          R"("want":1.25}}}})");
+  ASSERT_TRUE(run.gemm);
+  EXPECT_EQ(run.gemm->cublas_status, "compared");
+  EXPECT_EQ(run.gemm->cublas_mismatches, 2U);
+  EXPECT_NE(run.gemm->cublas_detail.find("column 7: got 1.5, cuBLAS 1.25"), std::string::npos);
+  const auto odd = read(std::string("{") + k_started + R"("gemm":{"cublas":{"status":"hmm"}}})");
+  EXPECT_EQ(odd.gemm->cublas_status, "failed");
+}
+
 TEST(stress_run, pcie_peaks_follow_the_generations_line_coding) {
   EXPECT_NEAR(*collect::pcie_peak_bytes_per_s(5, 16), 63.0e9, 0.1e9);
   EXPECT_NEAR(*collect::pcie_peak_bytes_per_s(3, 16), 15.75e9, 0.1e9);

@@ -80,6 +80,18 @@ void bandwidth(const facts::StressRun& s,
   out.add(std::move(d));
 }
 
+std::string gemm_detail(const facts::StressGemm& g) {
+  std::string out = g.first_mismatch;
+  if (g.cublas_mismatches > 0) {
+    out += fmt::format("{}{} elements of the first run differ from cuBLAS ({}), {}",
+                       out.empty() ? "" : "; ",
+                       g.cublas_mismatches,
+                       g.cublas_library,
+                       g.cublas_detail);
+  }
+  return out.empty() ? std::string("NaN results") : out;
+}
+
 } // namespace
 
 void check_stress_results(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
@@ -155,7 +167,8 @@ void check_stress_results(const facts::Facts& facts, const kb::KnowledgeBase&, F
     out.add(std::move(d));
   }
   if (s.gemm
-      && (s.gemm->run_mismatches > 0 || s.gemm->reference_mismatches > 0 || s.gemm->nan > 0)) {
+      && (s.gemm->run_mismatches > 0 || s.gemm->reference_mismatches > 0 || s.gemm->nan > 0
+          || s.gemm->cublas_mismatches > 0)) {
     const facts::StressGemm& g = *s.gemm;
     FindingDraft d;
     d.id = kb::ids::k_hardware_gemm_mismatch;
@@ -168,8 +181,8 @@ void check_stress_results(const facts::Facts& facts, const kb::KnowledgeBase&, F
                 {"reference_mismatches", std::to_string(g.reference_mismatches)},
                 {"checked", std::to_string(g.reference_checked)},
                 {"nan", std::to_string(g.nan)},
-                {"detail", g.first_mismatch.empty() ? "NaN results" : g.first_mismatch}};
-    d.evidence.push_back({"stress:gemm", g.first_mismatch});
+                {"detail", gemm_detail(g)}};
+    d.evidence.push_back({"stress:gemm", gemm_detail(g)});
     out.add(std::move(d));
   }
   if (s.bandwidth) {

@@ -117,6 +117,29 @@ StressGemm gemm_from(const Json& g) {
   out.reference_checked = count(g, "reference_checked").value_or(0);
   out.reference_mismatches = count(g, "reference_mismatches").value_or(0);
   out.nan = count(g, "nan").value_or(0);
+  if (g.contains("cublas") && g["cublas"].is_object()) {
+    const Json& c = g["cublas"];
+    out.cublas_status = text(c, "status", 20);
+    if (out.cublas_status != "compared" && out.cublas_status != "skipped") {
+      out.cublas_status = "failed";
+    }
+    out.cublas_detail = text(c, "detail");
+    out.cublas_library = text(c, "library");
+    out.cublas_mismatches = count(c, "mismatches").value_or(0);
+    if (out.cublas_mismatches > 0 && c.contains("first_mismatch")
+        && c["first_mismatch"].is_object()) {
+      const Json& f = c["first_mismatch"];
+      const auto num = [&](const char* key) {
+        return f.contains(key) && f[key].is_number() ? fmt::format("{}", f[key].get<double>())
+                                                     : std::string("NaN");
+      };
+      out.cublas_detail = fmt::format("first at row {}, column {}: got {}, cuBLAS {}",
+                                      count(f, "row", 1 << 20).value_or(0),
+                                      count(f, "column", 1 << 20).value_or(0),
+                                      num("got"),
+                                      num("want"));
+    }
+  }
   if (g.contains("first_mismatch") && g["first_mismatch"].is_object()) {
     const Json& f = g["first_mismatch"];
     const auto num = [&](const char* key) {
@@ -400,6 +423,7 @@ StressRun run_stress(const platform::SysRoot& root,
     return run;
   }
   probe::StressPlan plan;
+  plan.cublas = choose_probe_library("cublas", facts, kb, files, request.cublas_override).path;
   plan.level = request.level;
   plan.gpu = request.gpu;
   plan.inject = request.inject;

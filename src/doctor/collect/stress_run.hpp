@@ -25,6 +25,7 @@ struct StressRequest {
   std::string inject = "none"; // none | memtest | gemm
   std::uint32_t seed = 1;
   std::string library_override; // --lib cuda=PATH
+  std::string cublas_override;  // --lib cublas=PATH: the GEMM's second reference
   std::chrono::milliseconds timeout{300000};
   std::chrono::milliseconds sample_every{1000};
 };

@@ -43,6 +43,12 @@ struct StressGemm {
   std::uint64_t reference_mismatches = 0; // sampled elements differing from the CPU's
   std::uint64_t nan = 0;
   std::string first_mismatch; // "runs: iteration 3, row 1, column 2: got …, want …"
+  // The second reference, cublasSgemm_v2 on the same inputs: "compared", "skipped" or "failed"
+  // (`cublas_detail` says why), the library, and the elements of the first run that differ.
+  std::string cublas_status;
+  std::string cublas_detail;
+  std::string cublas_library;
+  std::uint64_t cublas_mismatches = 0;
 };
 
 struct StressBandwidth {

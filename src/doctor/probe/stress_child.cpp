@@ -111,6 +111,7 @@ Json stress_queries(const ChildInput& input) {
       {"cuDeviceGet", t.device_get != nullptr},
       {"cuDevicePrimaryCtxRetain", t.primary_ctx_retain != nullptr},
       {"cuCtxSetCurrent", t.ctx_set_current != nullptr},
+      {"cuCtxSynchronize", t.ctx_synchronize != nullptr},
       {"cuMemGetInfo_v2", t.mem_get_info != nullptr},
       {"cuMemAlloc_v2", t.mem_alloc != nullptr},
       {"cuMemFree_v2", t.mem_free != nullptr},
@@ -153,6 +154,8 @@ StressPlan parse_stress_plan(std::string_view text) {
       parse_number(value, plan.gpu);
     } else if (key == "seed") {
       parse_number(value, plan.seed);
+    } else if (key == "cublas") {
+      plan.cublas = std::string(value);
     }
   }
   if (plan.gpu < 0) {
@@ -162,8 +165,12 @@ StressPlan parse_stress_plan(std::string_view text) {
 }
 
 std::string stress_plan_text(const StressPlan& plan) {
-  return fmt::format(
-      "level={};gpu={};inject={};seed={}", plan.level, plan.gpu, plan.inject, plan.seed);
+  return fmt::format("level={};gpu={};inject={};seed={};cublas={}",
+                     plan.level,
+                     plan.gpu,
+                     plan.inject,
+                     plan.seed,
+                     plan.cublas.find(';') == std::string::npos ? plan.cublas : std::string());
 }
 
 int run_stress_child(const ChildInput& input) {

@@ -16,6 +16,9 @@ struct StressPlan {
   int gpu = 0;
   std::string inject = "none"; // none | memtest | gemm
   std::uint32_t seed = 1;
+  // The libcublas the loader model names, for the GEMM's second reference; "" for none. A path
+  // holding ';' cannot be passed and is left out by the parent.
+  std::string cublas;
 };
 
 // Parses the options argument; never fails (defaults for what is missing or malformed).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/probe/cublas_api.hpp>
 #include <doctor/probe/reference.hpp>
 #include <doctor/probe/stress_phases.hpp>
+#include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
 
@@ -149,6 +151,89 @@ std::optional<std::size_t> free_memory(StressCalls& c, Json& out) {
 
 Json rate(double bytes, double ms) {
   return ms > 0 ? Json(bytes / (ms / 1000.0)) : Json(nullptr);
+}
+
+// The first run of the doctor's SGEMM (`first`, row-major n x n) against cublasSgemm_v2 on the
+// same device inputs: row-major C = A B is column-major C^T = B^T A^T, so cuBLAS gets B then A.
+// Exact inputs make any summation order exact, so the comparison is bit for bit. A cuBLAS that
+// cannot run (no library, no handle) is "skipped" with the reason: it is a second reference,
+// not a test of cuBLAS (probe does that).
+Json cublas_reference(StressCalls& calls,
+                      const StressPlan& plan,
+                      CuDevicePtr da,
+                      CuDevicePtr db,
+                      int n,
+                      const std::vector<float>& first) {
+  Json out;
+  out["library"] = plan.cublas;
+  out["mismatches"] = 0;
+  const auto not_run = [&](const char* status, std::string detail) {
+    out["status"] = status;
+    out["detail"] = std::move(detail);
+    return out;
+  };
+  if (plan.cublas.empty()) {
+    return not_run("skipped", "the loader finds no libcublas");
+  }
+  auto lib = platform::DynamicLibrary::open(plan.cublas);
+  if (!lib) {
+    return not_run("skipped", util::sanitize(lib.error().message, 300));
+  }
+  CublasTable t;
+  Json symbols = Json::array();
+  bind_cublas(*lib, t, symbols);
+  calls.keep(std::move(*lib));
+  if (t.create == nullptr || t.sgemm == nullptr) {
+    return not_run("skipped", "the library does not export cublasCreate_v2 and cublasSgemm_v2");
+  }
+  CublasHandle handle = nullptr;
+  if (const CublasStatus rc = t.create(&handle); rc != k_cublas_success) {
+    return not_run("skipped",
+                   fmt::format("cublasCreate_v2 returned {}", cublas_status(t, rc).dump()));
+  }
+  const CudaDriverTable& d = calls.table();
+  const std::size_t count = static_cast<std::size_t>(n) * n;
+  DeviceBuffers buffers(d);
+  CuDevicePtr dc = 0;
+  if (buffers.allocate(count * 4, dc) != k_cuda_success) {
+    return not_run("skipped", "no device memory left for cuBLAS's result");
+  }
+  const float alpha = 1.0F;
+  const float beta = 0.0F;
+  if (const CublasStatus rc = t.sgemm(handle,
+                                      k_cublas_op_n,
+                                      k_cublas_op_n,
+                                      n,
+                                      n,
+                                      n,
+                                      &alpha,
+                                      device_pointer<float>(db),
+                                      n,
+                                      device_pointer<float>(da),
+                                      n,
+                                      &beta,
+                                      device_pointer<float>(dc),
+                                      n);
+      rc != k_cublas_success) {
+    return not_run("failed",
+                   fmt::format("cublasSgemm_v2 returned {}", cublas_status(t, rc).dump()));
+  }
+  std::vector<float> ref(count);
+  if (calls.failed("cuCtxSynchronize", d.ctx_synchronize())
+      || calls.failed("cuMemcpyDtoH_v2", d.memcpy_dtoh(ref.data(), dc, count * 4))) {
+    return not_run("failed", "the result of cublasSgemm_v2 could not be read back");
+  }
+  std::uint64_t mismatches = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!same_bits(ref[i], first[i]) && mismatches++ == 0) {
+      out["first_mismatch"] = {
+          {"row", i / n}, {"column", i % n}, {"got", first[i]}, {"want", ref[i]}};
+    }
+  }
+  out["status"] = "compared";
+  out["detail"] = "";
+  out["mismatches"] = mismatches;
+  return out;
 }
 
 } // namespace
@@ -354,6 +439,7 @@ Json gemm_phase(StressCalls& calls, const StressKernels& k, const StressPlan& pl
       }
     }
   }
+  out["cublas"] = cublas_reference(calls, plan, da, db, n, first);
   out["kernel_seconds"] = kernel_ms / 1000.0;
   const double flops = 2.0 * n * static_cast<double>(n) * n * iterations;
   out["gflops"] = kernel_ms > 0 ? Json(flops / (kernel_ms / 1000.0) / 1e9) : Json(nullptr);

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace doctor::probe {
 
@@ -31,10 +32,14 @@ public:
   bool failed(const char* function, CuResult rc);
   const std::optional<nlohmann::ordered_json>& first_failure() const { return m_failure; }
   const CudaDriverTable& table() const { return m_t; }
+  // Keeps a library a phase loaded (cuBLAS) until the child ends: unloading vendor code while
+  // its context lives runs its teardown, which can hang or crash like any vendor code.
+  void keep(platform::DynamicLibrary lib) { m_loaded.push_back(std::move(lib)); }
 
 private:
   const CudaDriverTable& m_t;
   std::optional<nlohmann::ordered_json> m_failure;
+  std::vector<platform::DynamicLibrary> m_loaded;
 };
 
 // The memory test over at least 90% of the free memory: {"free_before", "total", "target",
@@ -44,7 +49,9 @@ nlohmann::ordered_json
 memory_phase(StressCalls& calls, const StressKernels& k, const StressPlan& plan);
 
 // The GEMM phase: {"n", "iterations", "seconds", "gflops", "run_mismatches",
-// "reference_checked", "reference_mismatches", "nan", "first_mismatch"?}.
+// "reference_checked", "reference_mismatches", "nan", "first_mismatch"?, "cublas": {"status":
+// "compared" | "skipped" | "failed", "detail", "library", "mismatches"}}: with plan.cublas, the
+// first run is also compared, every element bit for bit, with cublasSgemm_v2 on the same inputs.
 nlohmann::ordered_json
 gemm_phase(StressCalls& calls, const StressKernels& k, const StressPlan& plan);
 

@@ -88,6 +88,13 @@ std::vector<std::string> run_lines(const facts::StressRun& r) {
                     g.reference_mismatches,
                     g.reference_checked,
                     g.nan));
+    if (!g.cublas_status.empty()) {
+      lines.push_back(g.cublas_status == "compared"
+                          ? fmt::format("        cuBLAS ({}): {} differing",
+                                        g.cublas_library,
+                                        g.cublas_mismatches)
+                          : fmt::format("        cuBLAS {}: {}", g.cublas_status, g.cublas_detail));
+    }
   }
   if (r.bandwidth) {
     const facts::StressBandwidth& b = *r.bandwidth;
@@ -185,7 +192,12 @@ Json stress_run_json(const facts::StressRun& r) {
                  {"reference_checked", g.reference_checked},
                  {"reference_mismatches", g.reference_mismatches},
                  {"nan", g.nan},
-                 {"first_mismatch", g.first_mismatch}};
+                 {"first_mismatch", g.first_mismatch},
+                 {"cublas",
+                  {{"status", g.cublas_status},
+                   {"detail", g.cublas_detail},
+                   {"library", g.cublas_library},
+                   {"mismatches", g.cublas_mismatches}}}};
   } else {
     j["gemm"] = nullptr;
   }
