@@ -401,13 +401,13 @@ StressRun run_stress(const platform::SysRoot& root,
   run.level = request.level;
   run.inject = request.inject;
   run.gpu = request.gpu;
-  SysRootProbe files(root);
-  run.library = choose_probe_library("cuda", facts, kb, files, request.library_override);
   if (root.os() != platform::OsFamily::linux) {
     run.status = "not_run";
     run.detail = "stress is not implemented on Windows yet";
     return run;
   }
+  SysRootProbe files(root);
+  run.library = choose_probe_library("cuda", facts, kb, files, request.library_override);
   if (run.library.path.empty()) {
     run.status = "not_run";
     run.detail = fmt::format(
