@@ -7,6 +7,7 @@
 #include "options.hpp"
 #include "probe.hpp"
 #include "resolve.hpp"
+#include "stress.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -104,6 +105,55 @@ Documentation: docs/probe.md in the source tree.)";
 void add_probe_options(CLI::App& cmd, ProbeOptions& o) {
   add_lib_option(cmd, o.libs);
   add_probe_timeout_option(cmd, "--timeout", o.timeout, "each probe child");
+  add_kb_dir_option(cmd, o.kb_dir);
+  add_output_options(
+      cmd, o.output, {.formats = k_text_or_json, .color = true, .fail_on = true, .file = true});
+}
+
+// stress
+
+constexpr std::string_view k_stress_summary =
+    "Test one GPU under load in an isolated child: a memory test over at least 90% of the free "
+    "memory (walking ones and zeros, own address, moving inversions, random), repeated GEMMs "
+    "checked against each other and the CPU, device and host bandwidth against NVML's peaks, "
+    "with NVML's telemetry sampled during the run.";
+
+constexpr std::string_view k_stress_footer = R"(Exit status:
+  0  every test passed (nothing at or above --fail-on)
+  1  a test found errors (memory, GEMM, a crash or hang of the driver), or another finding at or
+     above --fail-on (default: error)
+  2  usage error (a bad --lib or --kb-dir)
+  3  internal error
+  4  the tests could not run: no driver library, the toolkit's stub, no GPU, no such --gpu
+
+Documentation: docs/stress.md in the source tree.)";
+
+void add_stress_options(CLI::App& cmd, StressOptions& o) {
+  cmd.add_option("--level",
+                 o.level,
+                 "How long to test: quick (one pass, few patterns, seconds), standard (every "
+                 "pattern, 100 GEMMs), long (five passes, 1000 GEMMs)")
+      ->check(CLI::IsMember({"quick", "standard", "long"}));
+  cmd.add_option("--gpu", o.gpu, "The GPU to test, by CUDA's index (default 0)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 63));
+  cmd.add_option("--inject-fault",
+                 o.inject,
+                 "Prove the checker: flip one bit of a word the memory test reads (memtest) or of "
+                 "one GEMM result element (gemm) on the GPU; the run must then report the error")
+      ->type_name("WHERE")
+      ->check(CLI::IsMember({"memtest", "gemm"}));
+  cmd.add_option("--lib",
+                 o.libs,
+                 "Load PATH as the driver API (cuda=PATH) or as the cuBLAS the GEMM is also "
+                 "compared with (cublas=PATH) instead of the copy the loader finds; repeatable")
+      ->type_name("LIB=PATH");
+  cmd.add_option("--timeout",
+                 o.timeout,
+                 "Seconds the stress child may take before it is killed, with everything it "
+                 "started, and reported as hung (default: 300 quick, 900 standard, 3600 long)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.1, 86400.0));
   add_kb_dir_option(cmd, o.kb_dir);
   add_output_options(
       cmd, o.output, {.formats = k_text_or_json, .color = true, .fail_on = true, .file = true});
@@ -253,6 +303,10 @@ constexpr Command k_commands[] = {
      k_resolve_footer,
      command<ResolveOptions, add_resolve_options, run_resolve>},
     {"probe", k_probe_summary, k_probe_footer, command<ProbeOptions, add_probe_options, run_probe>},
+    {"stress",
+     k_stress_summary,
+     k_stress_footer,
+     command<StressOptions, add_stress_options, run_stress>},
     {"kb", k_kb_summary, k_kb_footer, command<KbOptions, add_kb_options, run_kb>},
     {"explain",
      k_explain_summary,

@@ -94,6 +94,17 @@ struct ProbeOptions {
   OutputOptions output;          // --format text|json, --color, --fail-on, -o
 };
 
+// `stress`: GPU health tests in the isolated stress child (docs/stress.md).
+struct StressOptions {
+  std::string level = "quick";   // --level quick|standard|long
+  int gpu = 0;                   // --gpu N (CUDA's index)
+  std::string inject = "none";   // --inject-fault memtest|gemm
+  std::vector<std::string> libs; // --lib cuda=PATH
+  double timeout = 0;            // --timeout SECONDS; 0: the level's default
+  std::string kb_dir;            // --kb-dir DIR
+  OutputOptions output;          // --format text|json, --color, --fail-on, -o
+};
+
 // `kb`: list the knowledge base, or check an override directory.
 struct KbOptions {
   std::string check_dir; // --check DIR; empty: the built-in knowledge base

@@ -143,7 +143,7 @@ int parse_and_run(int argc, char** argv) {
 } // namespace
 
 int run(int argc, char** argv) {
-  if (argc == 2 || argc == 3) {
+  if (argc >= 2 && argc <= 4) { // the hidden child argument, a library, options
     if (const probe::ChildProbe* child = probe::child_for_argument(argv[1])) {
       std::vector<std::string_view> rest(argv + 2, argv + argc);
       return probe::run_child_main(*child, rest);

@@ -163,6 +163,8 @@ def dispatch_probes(root):
         "resolve": ([], lambda r: r.code == 2 and "resolve needs a library NAME" in r.err),
         "probe": (["--lib", "nvml=/x"],
                   lambda r: r.code == 2 and "no probe of that name loads a library" in r.err),
+        "stress": (["--lib", "cudnn=/x"],
+                   lambda r: r.code == 2 and "stress loads only the driver API" in r.err),
         "kb": (["--format", "json"], lambda r: r.code == 0 and "distinct_sources" in r.json()),
         "explain": ([], lambda r: r.code == 2 and "explain needs a log file" in r.err),
         "crashes": (["--from", os.path.join(root, "missing.log")],

@@ -72,6 +72,8 @@ constexpr CheckDef k_checks[] = {
     // unstable_hardware.cpp
     {"probe_computations", emits::k_probe_computations, check_probe_computations},
     {"gpu_state", emits::k_gpu_state, check_gpu_state},
+    // stress_results.cpp
+    {"stress_results", emits::k_stress_results, check_stress_results},
     // os_updates.cpp
     {"module_for_kernel", emits::k_module_for_kernel, check_module_for_kernel},
     // internal.cpp

@@ -162,4 +162,9 @@ void check_probe_computations(const facts::Facts& facts,
                               const kb::KnowledgeBase& kb,
                               FindingSink& out);
 
+// stress_results.cpp (family 6): what `stress` found (facts.stress): memory errors with address
+// and bit, GEMM results that differ between runs or from the CPU, a crash or hang during the run,
+// the reason it could not run, bandwidth far below the peak, a slowdown during the run.
+void check_stress_results(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+
 } // namespace doctor::checks

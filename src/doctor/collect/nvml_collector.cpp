@@ -249,6 +249,7 @@ constexpr TelemetryBound k_telemetry_bounds[] = {
     {"pcie_width", 64},
     {"pcie_width_max", 64},
     {"pcie_replay_count", k_max_count},
+    {"memory_bus_width_bits", 65536},
     {"persistence_mode", 1},
     {"compute_mode", 3},
     {"ecc_mode", 1},

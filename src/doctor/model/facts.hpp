@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -586,6 +587,8 @@ struct WindowsInfo {
   bool operator==(const WindowsInfo&) const = default;
 };
 
+struct StressRun; // model/stress.hpp
+
 struct Facts {
   CollectionInfo collection;
   std::map<std::string, std::string> environment; // GPU-relevant variables that are set
@@ -604,6 +607,9 @@ struct Facts {
   std::vector<UnreadablePath> unreadable; // sorted by path
   WindowsInfo windows;                    // os_family "windows" only
   ProbeInfo probe;                        // the isolated probes' answers, when they ran
+  // What `cudnn-doctor stress` observed (model/stress.hpp), set by that command only; never in a
+  // snapshot (a stress run is an action, not a fact about the installation).
+  std::shared_ptr<const StressRun> stress;
   bool operator==(const Facts&) const = default;
 };
 

@@ -7,6 +7,9 @@ namespace doctor::platform {
 // is set); on Windows, a console in virtual-terminal mode.
 bool stdout_is_terminal();
 
+// True if standard error is a terminal (a console on Windows): progress lines go there only then.
+bool stderr_is_terminal();
+
 // Asks a Windows console for virtual-terminal mode (ANSI colours), where it must be asked; does
 // nothing elsewhere. (Text reaches a console as characters either way: platform/console.hpp.)
 void prepare_console();

@@ -5,6 +5,7 @@
 #include <doctor/probe/cuda_child.hpp>
 #include <doctor/probe/cudnn_child.hpp>
 #include <doctor/probe/nvml_child.hpp>
+#include <doctor/probe/stress_child.hpp>
 
 #include <fmt/format.h>
 
@@ -21,22 +22,32 @@ constexpr ChildProbe k_children[] = {
      "__probe-nvml",
      "NVML (libnvidia-ml.so.1, nvml.dll): driver and device queries",
      false,
+     false,
      run_nvml_child},
     {"cuda",
      "__probe-cuda",
      "the CUDA driver API (libcuda.so.1): cuInit, driver version, devices, a context per device",
      true,
+     false,
      run_cuda_child},
     {"cudnn",
      "__probe-cudnn",
      "cuDNN (libcudnn.so.N): versions, a handle, a small convolution checked on the CPU",
      true,
+     false,
      run_cudnn_child},
     {"cublas",
      "__probe-cublas",
      "cuBLAS (libcublas.so.N): version, a handle, a small SGEMM checked on the CPU",
      true,
+     false,
      run_cublas_child},
+    {"stress",
+     "__stress-cuda",
+     "the CUDA driver API with the doctor's PTX kernels: memory test, GEMM, bandwidth (stress)",
+     true,
+     true,
+     run_stress_child},
 };
 
 const ChildProbe* child_named(std::string_view name) {
@@ -64,12 +75,15 @@ const ChildProbe* child_for_argument(std::string_view argument) {
 }
 
 int run_child_main(const ChildProbe& child, std::span<const std::string_view> rest) {
-  if (rest.size() != (child.takes_library ? 1U : 0U)) {
+  if (rest.size() != (child.takes_library ? 1U : 0U) + (child.takes_options ? 1U : 0U)) {
     return 2;
   }
   ChildInput input;
   if (child.takes_library) {
     input.library = std::string(rest.front());
+  }
+  if (child.takes_options) {
+    input.options = std::string(rest.back());
   }
   return child.run(input);
 }
@@ -104,7 +118,8 @@ Expected<platform::ProcessResult> run_child(std::string_view name,
                                             const std::filesystem::path& self,
                                             const std::string& library,
                                             std::chrono::milliseconds timeout,
-                                            std::size_t max_output) {
+                                            std::size_t max_output,
+                                            const std::string& child_options) {
   const ChildProbe* c = child_named(name);
   if (c == nullptr) {
     return make_error(ErrorCode::not_found, fmt::format("no isolated child named {}", name));
@@ -123,6 +138,9 @@ Expected<platform::ProcessResult> run_child(std::string_view name,
   std::vector<std::string> argv{platform::utf8(self), std::string(c->argument)};
   if (c->takes_library) {
     argv.push_back(library);
+  }
+  if (c->takes_options) {
+    argv.push_back(child_options);
   }
   return platform::run_process(argv, options);
 }

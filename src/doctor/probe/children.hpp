@@ -24,6 +24,9 @@ struct ChildInput {
   // The library file the child must load, chosen by the parent from the loader model (a child
   // whose row has takes_library); empty for a child that finds its library itself (NVML).
   std::string library;
+  // What the parent asks of a child whose row has takes_options: one argument after the
+  // library, "key=value;key=value" (the stress child's level, GPU and fault injection).
+  std::string options;
 };
 
 struct ChildProbe {
@@ -31,6 +34,7 @@ struct ChildProbe {
   std::string_view argument;     // "__probe-nvml": the first argument the child is started with
   std::string_view summary;      // what it calls, for people
   bool takes_library;            // started as `self ARGUMENT LIBRARY`, else `self ARGUMENT`
+  bool takes_options;            // `self ARGUMENT LIBRARY OPTIONS`
   int (*run)(const ChildInput&); // runs in the child; writes its report, returns the status
 };
 
@@ -49,7 +53,8 @@ std::span<const ChildProbe> all_children();
 const ChildProbe* child_for_argument(std::string_view argument);
 
 // Runs `child` with the rest of its command line (`rest`: the library path for a child that
-// takes one, nothing otherwise). Returns 2 without running it if `rest` does not fit its row.
+// takes one, then the options for one that takes them, nothing otherwise). Returns 2 without
+// running it if `rest` does not fit its row.
 int run_child_main(const ChildProbe& child, std::span<const std::string_view> rest);
 
 // Runs in the child: confines it (platform::confine_child with `request`) before anything else,
@@ -63,7 +68,8 @@ int run_confined(const platform::ConfinementRequest& request,
                  nlohmann::ordered_json (*queries)(const ChildInput&));
 
 // Runs child `name` in a process of its own: `self` (the doctor's executable) with the child's
-// argument (and `library` for a child that takes one), an empty standard input, in a session of
+// argument (and `library` for a child that takes one, `child_options` for one that takes options; a
+// row without options ignores them), an empty standard input, in a session of
 // its own that is killed, whole, once the report is in or after `timeout`; at most `max_output`
 // bytes of its report and k_max_error_tail bytes of its standard error kept. Returns
 // ErrorCode::not_found for a name no row has, ErrorCode::invalid_argument for a library given to
@@ -73,6 +79,7 @@ Expected<platform::ProcessResult> run_child(std::string_view name,
                                             const std::filesystem::path& self,
                                             const std::string& library,
                                             std::chrono::milliseconds timeout,
-                                            std::size_t max_output);
+                                            std::size_t max_output,
+                                            const std::string& child_options = {});
 
 } // namespace doctor::probe

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/probe/cublas_api.hpp>
 #include <doctor/probe/cublas_child.hpp>
 #include <doctor/probe/cuda_driver.hpp>
 #include <doctor/probe/library_child.hpp>
@@ -14,56 +15,13 @@ namespace doctor::probe {
 
 namespace {
 
-// The slice of cuBLAS's C ABI (cublas_api.h of cuBLAS 11 to 13) the probe calls, declared here
-// rather than included: the doctor never links cuBLAS.
-using CublasStatus = int;
-using CublasHandle = void*;
-
-constexpr CublasStatus k_cublas_success = 0;
 constexpr int k_major_version = 0; // libraryPropertyType MAJOR_VERSION
 constexpr int k_minor_version = 1; // MINOR_VERSION
 constexpr int k_patch_level = 2;   // PATCH_LEVEL
-constexpr int k_op_n = 0;          // CUBLAS_OP_N
 constexpr double k_gemm_tolerance = 1e-3;
 constexpr int k_m = 16; // a 16x16 by 16x8 product: small, and past a single warp's tile
 constexpr int k_n = 8;
 constexpr int k_k = 16;
-
-struct CublasTable {
-  CublasStatus (*get_property)(int, int*) = nullptr;
-  CublasStatus (*create)(CublasHandle*) = nullptr;
-  CublasStatus (*get_version)(CublasHandle, int*) = nullptr;
-  const char* (*status_name)(CublasStatus) = nullptr;
-  const char* (*status_string)(CublasStatus) = nullptr;
-  CublasStatus (*sgemm)(CublasHandle,
-                        int,
-                        int,
-                        int,
-                        int,
-                        int,
-                        const float*,
-                        const float*,
-                        int,
-                        const float*,
-                        int,
-                        const float*,
-                        float*,
-                        int) = nullptr;
-};
-
-nlohmann::ordered_json cublas_status(const CublasTable& t, CublasStatus rc) {
-  nlohmann::ordered_json out;
-  out["result"] = rc;
-  const char* name = t.status_name != nullptr ? t.status_name(rc) : nullptr;
-  if (name != nullptr) {
-    out["name"] = util::sanitize(name, 100);
-  }
-  const char* text = t.status_string != nullptr ? t.status_string(rc) : nullptr;
-  if (text != nullptr) {
-    out["text"] = util::sanitize(text, 300);
-  }
-  return out;
-}
 
 // C = A B for column-major A (16x16) and B (16x8) through cublasSgemm_v2 on device 0, compared
 // with gemm_reference.
@@ -88,8 +46,8 @@ nlohmann::ordered_json gemm(const CublasTable& t, CublasHandle handle) {
   const float alpha = 1.0F;
   const float beta = 0.0F;
   const CublasStatus rc = t.sgemm(handle,
-                                  k_op_n,
-                                  k_op_n,
+                                  k_cublas_op_n,
+                                  k_cublas_op_n,
                                   k_m,
                                   k_n,
                                   k_k,
@@ -119,12 +77,7 @@ nlohmann::ordered_json cublas_queries(const ChildInput& input) {
   }
   CublasTable t;
   nlohmann::ordered_json symbols = nlohmann::ordered_json::array();
-  bind(*lib, t.get_property, {"cublasGetProperty"}, symbols);
-  bind(*lib, t.create, {"cublasCreate_v2"}, symbols);
-  bind(*lib, t.get_version, {"cublasGetVersion_v2"}, symbols);
-  bind(*lib, t.status_name, {"cublasGetStatusName"}, symbols);
-  bind(*lib, t.status_string, {"cublasGetStatusString"}, symbols);
-  bind(*lib, t.sgemm, {"cublasSgemm_v2"}, symbols);
+  bind_cublas(*lib, t, symbols);
   out["symbols"] = symbols;
   // cublasGetProperty needs no handle, hence no GPU: ask it first.
   int parts[3] = {0, 0, 0};

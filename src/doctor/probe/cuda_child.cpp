@@ -54,22 +54,7 @@ nlohmann::ordered_json cuda_queries(const ChildInput& input) {
   bind_cuda_driver(*lib, t, symbols);
   out["symbols"] = symbols;
   nlohmann::ordered_json calls = nlohmann::ordered_json::object();
-  // cuDriverGetVersion needs no cuInit: ask it first.
-  if (t.driver_get_version != nullptr) {
-    int version = 0;
-    const CuResult rc = t.driver_get_version(&version);
-    calls["cuDriverGetVersion"] = cuda_call_result(t, rc);
-    if (rc == k_cuda_success) {
-      out["version"] = version;
-    }
-  }
-  if (t.init == nullptr) {
-    out["calls"] = calls;
-    out["error"] = "the library does not export cuInit";
-    return out;
-  }
-  const CuResult init = t.init(0);
-  calls["cuInit"] = cuda_call_result(t, init);
+  const std::optional<CuResult> init = start_driver(t, out, calls);
   if (init != k_cuda_success || t.device_get_count == nullptr) {
     out["calls"] = calls;
     return out;

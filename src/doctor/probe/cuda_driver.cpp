@@ -27,6 +27,20 @@ void bind_cuda_driver(const platform::DynamicLibrary& lib,
   bind(lib, t.mem_free, {"cuMemFree_v2", "cuMemFree"}, symbols);
   bind(lib, t.memcpy_htod, {"cuMemcpyHtoD_v2", "cuMemcpyHtoD"}, symbols);
   bind(lib, t.memcpy_dtoh, {"cuMemcpyDtoH_v2", "cuMemcpyDtoH"}, symbols);
+  bind(lib, t.mem_get_info, {"cuMemGetInfo_v2", "cuMemGetInfo"}, symbols);
+  bind(lib, t.memcpy_dtod, {"cuMemcpyDtoD_v2", "cuMemcpyDtoD"}, symbols);
+  bind(lib, t.memset_d32, {"cuMemsetD32_v2", "cuMemsetD32"}, symbols);
+  bind(lib, t.mem_host_alloc, {"cuMemHostAlloc"}, symbols);
+  bind(lib, t.mem_free_host, {"cuMemFreeHost"}, symbols);
+  bind(lib, t.module_load_data, {"cuModuleLoadData"}, symbols);
+  bind(lib, t.module_get_function, {"cuModuleGetFunction"}, symbols);
+  bind(lib, t.module_unload, {"cuModuleUnload"}, symbols);
+  bind(lib, t.launch_kernel, {"cuLaunchKernel"}, symbols);
+  bind(lib, t.event_create, {"cuEventCreate"}, symbols);
+  bind(lib, t.event_record, {"cuEventRecord"}, symbols);
+  bind(lib, t.event_synchronize, {"cuEventSynchronize"}, symbols);
+  bind(lib, t.event_elapsed_time, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}, symbols);
+  bind(lib, t.event_destroy, {"cuEventDestroy_v2", "cuEventDestroy"}, symbols);
 }
 
 nlohmann::ordered_json cuda_call_result(const CudaDriverTable& t, CuResult rc) {
@@ -42,6 +56,25 @@ nlohmann::ordered_json cuda_call_result(const CudaDriverTable& t, CuResult rc) {
     out["text"] = util::sanitize(s, 300);
   }
   return out;
+}
+
+std::optional<CuResult>
+start_driver(const CudaDriverTable& t, nlohmann::ordered_json& out, nlohmann::ordered_json& calls) {
+  if (t.driver_get_version != nullptr) {
+    int version = 0;
+    const CuResult rc = t.driver_get_version(&version);
+    calls["cuDriverGetVersion"] = cuda_call_result(t, rc);
+    if (rc == k_cuda_success) {
+      out["version"] = version;
+    }
+  }
+  if (t.init == nullptr) {
+    out["error"] = "the library does not export cuInit";
+    return std::nullopt;
+  }
+  const CuResult init = t.init(0);
+  calls["cuInit"] = cuda_call_result(t, init);
+  return init;
 }
 
 tl::expected<DeviceSession, std::string> DeviceSession::open() {

@@ -20,6 +20,10 @@ using CuResult = int;                   // CUresult
 using CuDevice = int;                   // CUdevice
 using CuContext = void*;                // CUcontext
 using CuDevicePtr = unsigned long long; // CUdeviceptr (64-bit)
+using CuModule = void*;                 // CUmodule
+using CuFunction = void*;               // CUfunction
+using CuEvent = void*;                  // CUevent
+using CuStream = void*;                 // CUstream (null: the legacy default stream)
 
 inline constexpr CuResult k_cuda_success = 0;
 
@@ -43,6 +47,31 @@ struct CudaDriverTable {
   CuResult (*mem_free)(CuDevicePtr) = nullptr;
   CuResult (*memcpy_htod)(CuDevicePtr, const void*, std::size_t) = nullptr;
   CuResult (*memcpy_dtoh)(void*, CuDevicePtr, std::size_t) = nullptr;
+  // The stress child's (stress_child.cpp) further entry points.
+  CuResult (*mem_get_info)(std::size_t*, std::size_t*) = nullptr;
+  CuResult (*memcpy_dtod)(CuDevicePtr, CuDevicePtr, std::size_t) = nullptr;
+  CuResult (*memset_d32)(CuDevicePtr, unsigned, std::size_t) = nullptr;
+  CuResult (*mem_host_alloc)(void**, std::size_t, unsigned) = nullptr;
+  CuResult (*mem_free_host)(void*) = nullptr;
+  CuResult (*module_load_data)(CuModule*, const void*) = nullptr;
+  CuResult (*module_get_function)(CuFunction*, CuModule, const char*) = nullptr;
+  CuResult (*module_unload)(CuModule) = nullptr;
+  CuResult (*launch_kernel)(CuFunction,
+                            unsigned, // grid x, y, z
+                            unsigned,
+                            unsigned,
+                            unsigned, // block x, y, z
+                            unsigned,
+                            unsigned,
+                            unsigned, // dynamic shared memory bytes
+                            CuStream,
+                            void**, // kernel parameters
+                            void**) = nullptr;
+  CuResult (*event_create)(CuEvent*, unsigned) = nullptr;
+  CuResult (*event_record)(CuEvent, CuStream) = nullptr;
+  CuResult (*event_synchronize)(CuEvent) = nullptr;
+  CuResult (*event_elapsed_time)(float*, CuEvent, CuEvent) = nullptr;
+  CuResult (*event_destroy)(CuEvent) = nullptr;
 };
 
 // The device address `p` as the pointer type a library's C API takes for device memory.
@@ -59,6 +88,12 @@ void bind_cuda_driver(const platform::DynamicLibrary& lib,
 // Records the outcome of a driver call under `out`: {"result": rc} and, where the library
 // names it, "name" (cuGetErrorName) and "text" (cuGetErrorString), as it gave them.
 nlohmann::ordered_json cuda_call_result(const CudaDriverTable& t, CuResult rc);
+
+// Asks cuDriverGetVersion (which needs no cuInit) and then cuInit, recording each result in
+// `calls` under its name and the version in out["version"]. Returns cuInit's result, or nullopt
+// (with out["error"] saying so) when the library does not export cuInit.
+std::optional<CuResult>
+start_driver(const CudaDriverTable& t, nlohmann::ordered_json& out, nlohmann::ordered_json& calls);
 
 // A context on device 0 of the libcuda.so.1 the CUDA runtime would open (cuDNN and cuBLAS
 // allocate through the runtime, which uses the device's primary context: made current here, the

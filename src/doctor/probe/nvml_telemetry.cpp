@@ -63,6 +63,7 @@ constexpr TelemetryReading k_readings[] = {
     {"pcie_width", "nvmlDeviceGetCurrPcieLinkWidth", k_uint, 0, 0},
     {"pcie_width_max", "nvmlDeviceGetMaxPcieLinkWidth", k_uint, 0, 0},
     {"pcie_replay_count", "nvmlDeviceGetPcieReplayCounter", k_uint, 0, 0},
+    {"memory_bus_width_bits", "nvmlDeviceGetMemoryBusWidth", k_uint, 0, 0}, // stress's peak
     {"persistence_mode", "nvmlDeviceGetPersistenceMode", k_uint, 0, 0},
     {"compute_mode", "nvmlDeviceGetComputeMode", k_uint, 0, 0},
     {"ecc_mode", "nvmlDeviceGetEccMode", k_first_of_two, 0, 0},

@@ -2,6 +2,7 @@
 // The Windows version, edition and build, RAM, page files, the loader's system settings
 // (KnownDLLs, SafeDllSearchMode) and whether the doctor runs elevated.
 #include <doctor/collect/collect.hpp>
+#include <doctor/collect/windows/registry_read.hpp>
 #include <doctor/collect/windows/windows_machine.hpp>
 #include <doctor/collect/windows/windows_values.hpp>
 #include <doctor/platform/windows_system.hpp>
@@ -18,11 +19,10 @@ using namespace facts; // the collectors fill in the facts model
 namespace {
 
 using platform::RegistryRoot;
+using windows::k_memory_management;
 
 constexpr const char* k_current_version = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
 constexpr const char* k_session_manager = "SYSTEM\\CurrentControlSet\\Control\\Session Manager";
-constexpr const char* k_memory_management =
-    "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management";
 
 // major.minor.build: RtlGetVersion on the live machine, the registry's CurrentMajorVersionNumber,
 // CurrentMinorVersionNumber and CurrentBuild on a disk. nullopt (with `why`) if neither.

@@ -14,6 +14,11 @@
 
 namespace doctor::collect::windows {
 
+// The key whose PagingFiles value lists the page files (read by the os and the system
+// collectors).
+inline constexpr std::string_view k_memory_management =
+    "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management";
+
 using platform::Registry;
 using platform::RegistryRoot;
 using platform::RegistryValue;

@@ -21,8 +21,6 @@ namespace {
 constexpr std::string_view k_graphics_drivers =
     "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers";
 constexpr std::string_view k_crash_control = "SYSTEM\\CurrentControlSet\\Control\\CrashControl";
-constexpr std::string_view k_memory_management =
-    "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management";
 constexpr std::string_view k_machine_environment =
     "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment";
 

@@ -9,6 +9,10 @@ bool stdout_is_terminal() {
   return ::isatty(STDOUT_FILENO) == 1;
 }
 
+bool stderr_is_terminal() {
+  return ::isatty(STDERR_FILENO) == 1;
+}
+
 void prepare_console() {}
 
 void set_stdin_binary() {}

@@ -19,6 +19,12 @@ bool stdout_is_terminal() {
          && (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
 }
 
+bool stderr_is_terminal() {
+  HANDLE err = GetStdHandle(STD_ERROR_HANDLE);
+  DWORD mode = 0;
+  return err != nullptr && err != INVALID_HANDLE_VALUE && GetConsoleMode(err, &mode) != 0;
+}
+
 // The console's code page is left alone: text reaches a console through WriteConsoleW
 // (platform/console.hpp), and SetConsoleOutputCP would outlast the doctor in the user's window.
 void prepare_console() {
