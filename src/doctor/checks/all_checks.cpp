@@ -40,6 +40,7 @@ constexpr CheckDef k_checks[] = {
     {"unsafe_runpaths", emits::k_unsafe_runpaths, check_unsafe_runpaths},
     // resources.cpp
     {"host_memory", emits::k_host_memory, check_host_memory},
+    {"gpu_memory_held", emits::k_gpu_memory_held, check_gpu_memory_held},
     // colliding_environments.cpp
     {"multiple_toolkits", emits::k_multiple_toolkits, check_multiple_toolkits},
     {"multiple_cudnn", emits::k_multiple_cudnn, check_multiple_cudnn},

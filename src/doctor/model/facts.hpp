@@ -75,6 +75,21 @@ struct DriverLibrary {
   bool operator==(const DriverLibrary&) const = default;
 };
 
+// A process NVML lists on a GPU (nvmlDeviceGetComputeRunningProcesses_v3,
+// nvmlDeviceGetGraphicsRunningProcesses_v3).
+struct GpuProcess {
+  std::uint32_t pid = 0; // as NVML gives it: the host's pid, also from inside a container
+  std::string kind;      // "compute", "graphics" or "compute+graphics"
+  // Bytes of the GPU's memory it holds; unknown where NVML cannot say (NVML_VALUE_NOT_AVAILABLE:
+  // Windows under WDDM, MIG without privileges).
+  Fact<std::uint64_t> used_memory;
+  // Its command name (/proc/PID/comm, read by the parent through the SysRoot); unknown where
+  // that cannot be read (another pid namespace, Windows, a process that has ended). Untrusted:
+  // any process chooses its own name.
+  Fact<std::string> name;
+  bool operator==(const GpuProcess&) const = default;
+};
+
 struct NvmlDevice {
   unsigned index = 0;
   Fact<std::string> name;
@@ -83,6 +98,9 @@ struct NvmlDevice {
   Fact<std::string> compute_capability; // "9.0"
   Fact<std::uint64_t> memory_total;     // bytes
   Fact<std::uint64_t> memory_free;
+  Fact<std::uint64_t> memory_used; // nvmlMemory_t.used: what the processes and the driver hold
+  // The processes using the GPU now, by pid; unknown where NVML lacks both entry points.
+  Fact<std::vector<GpuProcess>> processes;
   // What NVML said of the GPU's state (probe/nvml_telemetry.cpp, range-checked by the
   // collector): "clock_graphics_mhz", "app_clock_graphics_default_mhz", "power_limit_mw",
   // "temperature_c", "clock_event_reasons", "pcie_width", "pcie_width_max",

@@ -309,6 +309,7 @@ DOCTOR_FACTS_FIELDS(OsInfo,
                     swap_free)
 DOCTOR_FACTS_FIELDS(DeviceNode, path, kind, mode, uid, gid, major, minor)
 DOCTOR_FACTS_FIELDS(DriverLibrary, name, path, version, stub)
+DOCTOR_FACTS_FIELDS(GpuProcess, pid, kind, used_memory, name)
 DOCTOR_FACTS_FIELDS(NvmlDevice,
                     index,
                     name,
@@ -317,6 +318,8 @@ DOCTOR_FACTS_FIELDS(NvmlDevice,
                     compute_capability,
                     memory_total,
                     memory_free,
+                    memory_used,
+                    processes,
                     telemetry,
                     telemetry_notes)
 DOCTOR_FACTS_FIELDS(
