@@ -73,6 +73,9 @@ constexpr CheckDef k_checks[] = {
     // unstable_hardware.cpp
     {"probe_computations", emits::k_probe_computations, check_probe_computations},
     {"gpu_state", emits::k_gpu_state, check_gpu_state},
+    // host_hardware.cpp
+    {"host_memory_errors", emits::k_host_memory_errors, check_host_memory_errors},
+    {"probe_disk_health", emits::k_probe_disk_health, check_disk_health},
     // os_updates.cpp
     {"module_for_kernel", emits::k_module_for_kernel, check_module_for_kernel},
     // internal.cpp

@@ -167,4 +167,11 @@ void check_probe_computations(const facts::Facts& facts,
                               const kb::KnowledgeBase& kb,
                               FindingSink& out);
 
+// host_hardware.cpp (family 6, the host): memory errors the memory controllers counted (EDAC),
+// disks whose SMART data says they fail (smartctl, from `probe`).
+void check_host_memory_errors(const facts::Facts& facts,
+                              const kb::KnowledgeBase& kb,
+                              FindingSink& out);
+void check_disk_health(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+
 } // namespace doctor::checks

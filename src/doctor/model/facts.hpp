@@ -604,6 +604,54 @@ struct WindowsInfo {
   bool operator==(const WindowsInfo&) const = default;
 };
 
+// One DIMM (or chip-select row, on older EDAC drivers) of a memory controller, with the errors
+// the controller counted on it since boot.
+struct EdacDimm {
+  std::string name;           // "dimm0", "rank3", "csrow1": the sysfs entry
+  std::string label;          // dimm_label / ch0_dimm_label as the firmware named it
+                              // ("CPU_SrcID#0_MC#0_Chan#0_DIMM#0"); untrusted
+  std::uint64_t ce_count = 0; // corrected errors
+  std::uint64_t ue_count = 0; // uncorrected errors
+  bool operator==(const EdacDimm&) const = default;
+};
+
+// A memory controller of Linux EDAC (/sys/devices/system/edac/mc/mcN).
+struct EdacController {
+  std::string name;    // "mc0"
+  std::string mc_name; // its driver's name for it ("Skylake Socket#0 IMC#0"); untrusted
+  std::uint64_t ce_count = 0;
+  std::uint64_t ue_count = 0;
+  std::vector<EdacDimm> dimms; // sorted by name
+  bool operator==(const EdacController&) const = default;
+};
+
+// What smartmontools' `smartctl --json` said of one disk (collect/smartctl.cpp).
+struct DiskHealth {
+  std::string device;           // "/dev/nvme0", as `smartctl --scan` named it
+  std::string type;             // smartctl's -d type: "nvme", "sat", "scsi"
+  std::string model;            // model_name; untrusted, "" when not given
+  Fact<bool> passed;            // smart_status.passed: the drive's own overall verdict
+  std::int64_t exit_status = 0; // smartctl's exit status (bit 3: "DISK FAILING")
+  // The counters that mean failing media, where the drive reports them: "reallocated_sectors"
+  // (ATA 5), "pending_sectors" (197), "offline_uncorrectable" (198), "media_errors",
+  // "critical_warning", "percentage_used" (NVMe).
+  std::map<std::string, std::uint64_t> counters;
+  std::vector<std::string> messages; // smartctl's own messages ("Permission denied")
+  bool operator==(const DiskHealth&) const = default;
+};
+
+// The host's own hardware, the troubleshooting guide's RAM and disk advice: memory error
+// counters of the memory controllers, and the disks' SMART health.
+struct HostHardware {
+  // Linux EDAC; unknown where no EDAC driver is loaded (then the kernel counts no memory errors)
+  // and on Windows.
+  Fact<std::vector<EdacController>> edac;
+  // Asked only by `probe` and `snapshot --probe` (smartctl is an external program that wakes
+  // disks); unknown with why otherwise, or where smartctl is not installed.
+  Fact<std::vector<DiskHealth>> disks;
+  bool operator==(const HostHardware&) const = default;
+};
+
 struct Facts {
   CollectionInfo collection;
   std::map<std::string, std::string> environment; // GPU-relevant variables that are set
@@ -622,6 +670,7 @@ struct Facts {
   std::vector<UnreadablePath> unreadable; // sorted by path
   WindowsInfo windows;                    // os_family "windows" only
   ProbeInfo probe;                        // the isolated probes' answers, when they ran
+  HostHardware host_hardware;             // memory error counters
   bool operator==(const Facts&) const = default;
 };
 
