@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "support/temp_tree.hpp"
-
 #include <doctor/collect/nvml_report.hpp>
+
+#ifndef _WIN32
+#  include "support/temp_tree.hpp" // POSIX only: the fake /proc tree
+#endif
 
 #include <gtest/gtest.h>
 
@@ -227,6 +229,7 @@ TEST(nvml_probe, a_malformed_process_list_is_unknown_with_the_reason) {
   EXPECT_FALSE((*absurd.devices)[0].processes->at(0).used_memory);
 }
 
+#ifndef _WIN32
 TEST(nvml_probe, process_names_come_from_proc_comm_under_the_root) {
   test::TempDir t;
   test::write_file(t.path() / "proc/42/comm", "python3\n");
@@ -242,6 +245,7 @@ TEST(nvml_probe, process_names_come_from_proc_comm_under_the_root) {
   ASSERT_FALSE(procs[2].name);
   EXPECT_NE(procs[2].name.reason().find("/proc/44/comm"), std::string::npos);
 }
+#endif // _WIN32
 
 TEST(nvml_probe, a_second_replay_reading_is_kept) {
   auto info = collect::nvml_facts_from_report(exited(
