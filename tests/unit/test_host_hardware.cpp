@@ -116,5 +116,28 @@ TEST(check_disk_health, healthy_disks_give_nothing_and_a_probe_without_smartctl_
   EXPECT_NE(d->message.find("smartctl is not installed"), std::string::npos);
 }
 
+TEST(check_whea_errors, corrected_errors_warn_and_fatal_ones_are_errors) {
+  auto f = test::machine_without_gpu();
+  facts::WheaErrors w;
+  w.log = "C:/Windows/System32/winevt/Logs/System.evtx";
+  w.corrected = 3;
+  w.by_event = {{"17", 2}, {"47", 1}};
+  f.host_hardware.whea = facts::Fact<facts::WheaErrors>::known(w, "file:" + w.log);
+  auto findings = run_all(f);
+  const Finding* d = find_id(findings, ids::k_hardware_whea_errors);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity, Severity::warning);
+  EXPECT_NE(d->message.find("0 fatal and 3 corrected"), std::string::npos) << d->message;
+  EXPECT_NE(d->message.find("event 17: 2, event 47: 1"), std::string::npos) << d->message;
+  w.fatal = 1;
+  f.host_hardware.whea = facts::Fact<facts::WheaErrors>::known(w, "file:" + w.log);
+  findings = run_all(f);
+  d = find_id(findings, ids::k_hardware_whea_errors);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity, Severity::error);
+  f.host_hardware.whea = facts::Fact<facts::WheaErrors>::known(facts::WheaErrors{}, "file:x");
+  EXPECT_FALSE(has_id(run_all(f), ids::k_hardware_whea_errors));
+}
+
 } // namespace
 } // namespace doctor

@@ -76,6 +76,7 @@ constexpr CheckDef k_checks[] = {
     // host_hardware.cpp
     {"host_memory_errors", emits::k_host_memory_errors, check_host_memory_errors},
     {"probe_disk_health", emits::k_probe_disk_health, check_disk_health},
+    {"probe_whea_errors", emits::k_probe_whea_errors, check_whea_errors},
     // os_updates.cpp
     {"module_for_kernel", emits::k_module_for_kernel, check_module_for_kernel},
     // internal.cpp

@@ -173,5 +173,6 @@ void check_host_memory_errors(const facts::Facts& facts,
                               const kb::KnowledgeBase& kb,
                               FindingSink& out);
 void check_disk_health(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_whea_errors(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 
 } // namespace doctor::checks

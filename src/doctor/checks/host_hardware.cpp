@@ -95,6 +95,37 @@ void check_disk_health(const facts::Facts& facts, const kb::KnowledgeBase&, Find
   }
 }
 
+// Hardware errors Windows logged through WHEA (System log, Microsoft-Windows-WHEA-Logger):
+// corrected ones are a warning (the hardware is marginal: a link, a DIMM, a CPU under an
+// overclock), fatal ones an error (each ended in a crash, BugCheck 0x124).
+void check_whea_errors(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  const auto& whea = facts.host_hardware.whea;
+  if (!whea || (whea->fatal == 0 && whea->corrected == 0)) {
+    return;
+  }
+  std::vector<std::string> events;
+  for (const auto& [id, n] : whea->by_event) {
+    events.push_back(fmt::format("event {}: {}", id, n));
+  }
+  FindingDraft d;
+  d.id = kb::ids::k_hardware_whea_errors;
+  d.subject = "hardware errors (WHEA)";
+  d.params = {{"fatal", std::to_string(whea->fatal)},
+              {"corrected", std::to_string(whea->corrected)},
+              {"events", util::join(events, ", ")}};
+  d.evidence.push_back(Evidence{whea.source(),
+                                fmt::format("Microsoft-Windows-WHEA-Logger: {} fatal, {} corrected "
+                                            "({})",
+                                            whea->fatal,
+                                            whea->corrected,
+                                            util::join(events, ", "))});
+  if (whea->fatal > 0) {
+    d.severity = Severity::error;
+  }
+  d.tags = {"windows"};
+  out.add(std::move(d));
+}
+
 // Corrected or uncorrected memory errors counted by any memory controller since boot. Corrected
 // errors are a warning (the memory still works, but a DIMM that corrects errors is failing, and
 // ECC cannot correct every error it will make); uncorrected ones are critical (data was lost; the

@@ -640,6 +640,16 @@ struct DiskHealth {
   bool operator==(const DiskHealth&) const = default;
 };
 
+// The hardware errors Windows logged (Microsoft-Windows-WHEA-Logger events in System.evtx):
+// fatal ones at level critical or error, corrected ones at level warning.
+struct WheaErrors {
+  std::string log;             // the event log read ("C:/Windows/System32/winevt/Logs/System.evtx")
+  std::uint64_t fatal = 0;     // uncorrected errors (an error that also ended in a BugCheck 0x124)
+  std::uint64_t corrected = 0; // corrected errors (17 PCIe, 19 processor, 47 memory, …)
+  std::map<std::string, std::uint64_t> by_event; // event id ("17") -> count
+  bool operator==(const WheaErrors&) const = default;
+};
+
 // The host's own hardware, the troubleshooting guide's RAM and disk advice: memory error
 // counters of the memory controllers, and the disks' SMART health.
 struct HostHardware {
@@ -649,6 +659,8 @@ struct HostHardware {
   // Asked only by `probe` and `snapshot --probe` (smartctl is an external program that wakes
   // disks); unknown with why otherwise, or where smartctl is not installed.
   Fact<std::vector<DiskHealth>> disks;
+  // Windows only, asked by `probe` and `snapshot --probe` (reading the System log takes time).
+  Fact<WheaErrors> whea;
   bool operator==(const HostHardware&) const = default;
 };
 
