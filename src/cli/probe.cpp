@@ -17,11 +17,13 @@ namespace doctor::cli {
 
 namespace {
 
-// The checks that judge what the probe command collects: the probes' facts and NVML's.
+// The checks that judge what the probe command collects: the probes' facts and NVML's (the
+// child itself, each GPU's telemetry and the memory its processes hold).
 std::vector<checks::CheckDef> probe_checks() {
   std::vector<checks::CheckDef> out;
   for (const checks::CheckDef& c : checks::all_checks()) {
-    if (c.name.starts_with("probe_") || c.name == "nvml_probe") {
+    if (c.name.starts_with("probe_") || c.name == "nvml_probe" || c.name == "gpu_state"
+        || c.name == "gpu_memory_held") {
       out.push_back(c);
     }
   }

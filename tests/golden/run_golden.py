@@ -9,7 +9,8 @@ driver builds the tree in a temporary directory, runs `cudnn-doctor check --sysr
 files. It also checks that a snapshot of the tree analysed with `check --snapshot` gives the same
 findings as the direct run. A scenario of a machine no collector here reads (a Windows one)
 defines edit_snapshot(doc): the driver snapshots the tree, lets the scenario edit that JSON into the
-machine's facts, and checks the edited snapshot instead.
+machine's facts, and checks the edited snapshot instead. A scenario with NVML_MODE gets the
+driver.nvml facts of the NVML stand-in (tests/support/fake_nvml.c) in that mode the same way.
 
   run_golden.py CUDNN_DOCTOR SCENARIO_DIR            # check one scenario
   run_golden.py CUDNN_DOCTOR SCENARIO_DIR --update   # rewrite its expected files
@@ -56,6 +57,34 @@ def write_snapshot(exe, mod, root, path):
     return code, err
 
 
+def fake_nvml_section(exe, work, mode):
+    """The `driver.nvml` facts of a live snapshot taken with the NVML stand-in
+    (tests/support/fake_nvml.c, built here with gcc) answering in `mode`: what the doctor's NVML
+    child and collector make of that scenario, as `check` would see it on such a machine. The
+    stand-in's path is put back as the real library's; the child's confinement (which depends on
+    who runs the test) is given as a root run's."""
+    libdir = os.path.join(work, "fake-nvml")
+    os.makedirs(libdir)
+    for d in (work, libdir):
+        os.chmod(d, 0o755)  # the child gives up root for nobody: it must still load the stand-in
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support", "fake_nvml.c")
+    lib = os.path.join(libdir, "libnvidia-ml.so.1")
+    r = subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-Wl,-soname,libnvidia-ml.so.1", "-o", lib, src],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"cannot build the NVML stand-in: {r.stderr.strip()}")
+    env = dict(os.environ, LD_LIBRARY_PATH=libdir, FAKE_NVML_MODE=mode)
+    p = subprocess.run([exe, "snapshot", "--nvml", "always"], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        raise RuntimeError(f"snapshot with the NVML stand-in exited {p.returncode}: {p.stderr}")
+    nvml = json.loads(p.stdout)["driver"]["nvml"]
+    nvml["library"]["value"] = "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
+    nvml["child"] = {"value": {"uid": 65534, "gid": 65534, "capabilities_dropped": True,
+                               "no_new_privs": True, "address_space_limit": nvml["child"]["value"]["address_space_limit"],
+                               "notes": []}, "source": "probe:confine_child"}
+    return nvml
+
+
 def diff(name, expected, actual):
     lines = list(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
                                       f"expected/{name}", f"actual/{name}"))
@@ -85,6 +114,17 @@ def main():
             target += ["--env", f"{k}={v}"]
         base = command + target
         edit = getattr(mod, "edit_snapshot", None)
+        nvml_mode = getattr(mod, "NVML_MODE", None)
+        if nvml_mode is not None:
+            # A GPU only the NVML stand-in has: its facts go into the snapshot of the tree.
+            nvml = fake_nvml_section(exe, work, nvml_mode)
+            scenario_edit = edit
+
+            def edit(doc):
+                doc["driver"]["nvml"] = nvml
+                if scenario_edit is not None:
+                    scenario_edit(doc)
+            mod.edit_snapshot = edit
         if edit is not None:
             # A machine no collector here can read (a Windows one): the scenario edits the
             # snapshot of its tree into that machine's facts, and the check reads the snapshot.

@@ -359,6 +359,14 @@ class Tree:
         self.nvidia_user_libs(version)
 
 
+    def h100_server(self):
+        """The machine of the NVML stand-in's scenarios (NVML_MODE): Ubuntu 22.04 on a Xeon server
+        with 512 GiB of RAM and one H100 SXM at 0000:18:00.0, the address and driver release
+        (570.86.15) tests/support/fake_nvml.c reports, on the working driver."""
+        self.ubuntu_base(kernel="6.8.0-45-generic", mem_gib=512)
+        self.server_bus()
+        self.working_nvidia("570.86.15", gpus=(("0000:18:00.0", 0x2330, None),))
+
     # The library stems of a complete cuDNN 8 and 9 for Linux (data/kb/library_sets.json).
     CUDNN8_STEMS = ["libcudnn", "libcudnn_adv_infer", "libcudnn_adv_train", "libcudnn_cnn_infer",
                     "libcudnn_cnn_train", "libcudnn_ops_infer", "libcudnn_ops_train"]

@@ -144,5 +144,70 @@ def a_temperature_out_of_range_is_dropped_with_a_note():
     expect(any("temperature_c" in n and "4000" in n for n in dev["telemetry_notes"]), dev["telemetry_notes"])
 
 
+def start_named(name):
+    """A process whose command name (/proc/PID/comm) is `name`: a copy of sleep under that name."""
+    d = tempfile.mkdtemp(prefix="doctor-proc-")
+    exe = os.path.join(d, name)
+    with open("/bin/sleep", "rb") as src, open(exe, "wb") as dst:
+        dst.write(src.read())
+    os.chmod(exe, 0o755)
+    return subprocess.Popen([exe, "120"])
+
+
+@test
+def other_processes_holding_vram_are_named():
+    # Two processes hold 74.5 GiB and an unknown amount of the H100's 79.6 GiB; one is named with
+    # an escape sequence, which no report may pass through.
+    trainer = start_named("trainer")
+    hostile = start_named("x\x1b[31mred")
+    try:
+        procs = f"{trainer.pid}:80000000000,{hostile.pid}:na"
+        env = {"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": "busy", "FAKE_NVML_PROCS": procs}
+        r = run(["check", "--format", "json", "--nvml", "always"], env=env)
+        doc = r.json()
+        h.validate(doc, "report.schema.json")
+        f = [x for x in doc["findings"] if x["id"] == "resources.gpu_memory_held"]
+        expect(len(f) == 1, [x["id"] for x in doc["findings"]])
+        expect_contains(f[0]["message"], f"pid {trainer.pid} (trainer) 74.5 GiB")
+        expect_contains(f[0]["message"], f"pid {hostile.pid} (x")
+        expect_contains(f[0]["message"], "amount unknown")
+        r = run(["check", "--nvml", "always", "--color", "never"], env=env)
+        expect("\x1b[31m" not in r.out, "an escape sequence from a process name reached the terminal")
+        expect_contains(r.out, f"pid {trainer.pid} (trainer)")
+        snap = run(["snapshot", "--nvml", "always"], env=env).json()
+        dev = snap["driver"]["nvml"]["devices"]["value"][0]
+        names = {p["pid"]: p["name"].get("value") for p in dev["processes"]["value"]}
+        expect(names.get(trainer.pid) == "trainer", names)
+        expect(dev["memory_used"]["value"] > 80000000000, dev["memory_used"])
+    finally:
+        for p in (trainer, hostile):
+            p.kill()
+            p.wait()
+    # Without the processes the same GPU has its memory free: no finding.
+    doc = check("ok")
+    expect("resources.gpu_memory_held" not in [x["id"] for x in doc["findings"]], doc["findings"])
+
+
+@test
+def a_rising_replay_counter_and_persistence_off_on_a_server():
+    for mode, fid, needle in (("replays", "hardware.pcie_replays_rising", "rose from 40 to 47 within 100 ms"),
+                              ("persistoff", "hardware.persistence_mode_off", "NVIDIA H100 80GB HBM3 is a data-center GPU")):
+        doc = check(mode)
+        f = [x for x in doc["findings"] if x["id"] == fid]
+        expect(len(f) == 1, (mode, [x["id"] for x in doc["findings"]]))
+        expect_contains(f[0]["message"], needle)
+    # A steady count (the narrow link's 1234) is read twice and gives no rise.
+    r = run(["snapshot", "--nvml", "always"], env={"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": "narrowlink"})
+    t = r.json()["driver"]["nvml"]["devices"]["value"][0]["telemetry"]["value"]
+    expect(t["pcie_replay_count"] == 1234 and t["pcie_replay_count_later"] == 1234, t)
+
+
+@test
+def the_probe_command_judges_the_telemetry_too():
+    r = run(["probe", "--format", "json"], env={"LD_LIBRARY_PATH": LIBDIR, "FAKE_NVML_MODE": "overclock,replays"})
+    ids = [f["id"] for f in r.json()["findings"]]
+    expect("hardware.gpu_overclocked" in ids and "hardware.pcie_replays_rising" in ids, ids)
+
+
 if __name__ == "__main__":
     h.main(probe)

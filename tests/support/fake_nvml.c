@@ -53,6 +53,13 @@ typedef struct {
   unsigned long long total, free, used;
 } nvmlMemory_t;
 
+typedef struct { /* nvmlProcessInfo_t, = nvmlProcessInfo_v2_t */
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
+
 static int device_token;
 
 static const char* mode(void) {
@@ -60,8 +67,18 @@ static const char* mode(void) {
   return m ? m : "ok";
 }
 
+/* Whether `m` is the mode or one of a comma-separated list of modes ("overclock,throttle"). */
 static int is(const char* m) {
-  return strcmp(mode(), m) == 0;
+  const size_t n = strlen(m);
+  for (const char* p = mode(); p && *p;) {
+    const char* end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && strncmp(p, m, n) == 0) {
+      return 1;
+    }
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
 }
 
 /* Fills all `n` bytes with `c`: no terminating NUL anywhere in the buffer. */
@@ -279,18 +296,73 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int* major, int*
   return 0;
 }
 
+/* The processes of the "busy" mode: $FAKE_NVML_PROCS, "pid:bytes,pid:bytes" (bytes "na" for
+ * NVML_VALUE_NOT_AVAILABLE), as compute processes; at most `cap` are parsed. Returns the count. */
+static unsigned busy_processes(nvmlProcessInfo_t* out, unsigned cap) {
+  const char* p = getenv("FAKE_NVML_PROCS");
+  unsigned n = 0;
+  while (p && *p && n < cap) {
+    char* end = NULL;
+    out[n].pid = (unsigned)strtoul(p, &end, 10);
+    out[n].usedGpuMemory = 0;
+    if (end && *end == ':') {
+      out[n].usedGpuMemory = strncmp(end + 1, "na", 2) == 0 ? ~0ULL : strtoull(end + 1, &end, 10);
+    }
+    out[n].gpuInstanceId = out[n].computeInstanceId = 0xFFFFFFFFU;
+    ++n;
+    p = strchr(p, ',');
+    p = p ? p + 1 : NULL;
+  }
+  return n;
+}
+
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
   (void)d;
   m->total = is("nonsense") ? ~0ULL : 85520809984ULL;
   m->free = is("nonsense") ? ~0ULL : 84825473024ULL;
+  if (is("busy")) {
+    nvmlProcessInfo_t procs[16];
+    const unsigned n = busy_processes(procs, 16);
+    unsigned long long held = 536870912ULL; /* what the driver reserves */
+    for (unsigned i = 0; i < n; ++i) {
+      held += procs[i].usedGpuMemory == ~0ULL ? 0 : procs[i].usedGpuMemory;
+    }
+    m->free = held < m->total ? m->total - held : 0;
+  }
   m->used = m->total - m->free;
+  return 0;
+}
+
+/* nvmlDeviceGetComputeRunningProcesses_v3 (nvmlProcessInfo_t): none but in the "busy" mode. */
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int* count,
+                                                     nvmlProcessInfo_t* infos) {
+  nvmlProcessInfo_t procs[16];
+  const unsigned n = is("busy") ? busy_processes(procs, 16) : 0;
+  (void)d;
+  if (*count < n) {
+    *count = n;
+    return 7; /* NVML_ERROR_INSUFFICIENT_SIZE */
+  }
+  memcpy(infos, procs, n * sizeof *infos);
+  *count = n;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int* count,
+                                                      nvmlProcessInfo_t* infos) {
+  (void)d;
+  (void)infos;
+  *count = 0;
   return 0;
 }
 
 /* Telemetry (nvml.h). Healthy values by default; the modes "overclock" (application clocks and
  * power limit above their defaults), "throttle" (hardware and software thermal slowdown at 92 C),
- * "rowremap" (a pending row remap, uncorrectable rows and ECC errors) and "narrowlink" (x8 of
- * x16, with replays) each change their part; "nonsense" reports a temperature of 4000 C. */
+ * "rowremap" (a pending row remap, uncorrectable rows and ECC errors), "narrowlink" (x8 of
+ * x16, with a steady replay count), "replays" (a replay counter that rises at each reading),
+ * "persistoff" (persistence mode off) and "busy" (the compute processes of $FAKE_NVML_PROCS hold
+ * the memory) each change their part; "nonsense" reports a temperature of 4000 C. Modes combine
+ * with commas: "overclock,throttle". */
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned int* mhz) {
   (void)d;
   *mhz = type == 0 ? 1755 : 2619;
@@ -377,14 +449,16 @@ nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int* w) {
 }
 
 nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t d, unsigned int* n) {
+  static unsigned calls;
   (void)d;
-  *n = is("narrowlink") ? 1234 : 0;
+  /* "replays": 40 at the first reading, 7 more at each one after; "narrowlink": a steady 1234. */
+  *n = is("replays") ? 40U + 7U * calls++ : is("narrowlink") ? 1234 : 0;
   return 0;
 }
 
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, unsigned int* on) {
   (void)d;
-  *on = 1;
+  *on = is("persistoff") ? 0 : 1;
   return 0;
 }
 

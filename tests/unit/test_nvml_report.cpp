@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/nvml_report.hpp>
 
+#ifndef _WIN32
+#  include "support/temp_tree.hpp" // POSIX only: the fake /proc tree
+#endif
+
 #include <gtest/gtest.h>
 
 namespace doctor {
@@ -186,6 +190,71 @@ TEST(nvml_probe, telemetry_is_kept_within_its_bounds) {
   auto none = collect::nvml_facts_from_report(
       exited(R"({"library": "/l", "init": 0, "devices": [{"index": 0, "name": "NVIDIA H200"}]})"));
   EXPECT_FALSE((*none.devices)[0].telemetry);
+}
+
+TEST(nvml_probe, processes_are_merged_by_pid_and_their_memory_checked) {
+  auto info = collect::nvml_facts_from_report(exited(
+      R"({"library": "/l", "init": 0, "devices": [{"index": 0, "memory_total": 1000,
+          "memory_free": 100, "memory_used": 900,
+          "processes_compute": [{"pid": 42, "used": 600}, {"pid": 7}],
+          "processes_graphics": [{"pid": 42, "used": 500}]}]})"));
+  const auto& dev = (*info.devices)[0];
+  EXPECT_EQ(dev.memory_used.value_or(0), 900U);
+  ASSERT_TRUE(dev.processes);
+  ASSERT_EQ(dev.processes->size(), 2U);
+  const auto& seven = (*dev.processes)[0];
+  EXPECT_EQ(seven.pid, 7U);
+  EXPECT_FALSE(seven.used_memory);
+  EXPECT_NE(seven.used_memory.reason().find("NVML_VALUE_NOT_AVAILABLE"), std::string::npos);
+  const auto& both = (*dev.processes)[1];
+  EXPECT_EQ(both.kind, "compute+graphics");
+  EXPECT_EQ(both.used_memory.value_or(0), 600U); // one allocation seen twice: not 1100
+}
+
+TEST(nvml_probe, a_malformed_process_list_is_unknown_with_the_reason) {
+  for (const char* list : {R"({"more_than": 256})",
+                           R"({"error": 3})",
+                           R"([{"pid": 0}])",
+                           R"([{"used": 5}])",
+                           R"("x")"}) {
+    auto info = collect::nvml_facts_from_report(
+        exited(std::string(
+                   R"({"library": "/l", "init": 0, "devices": [{"index": 0, "processes_compute": )")
+               + list + "}]}"));
+    EXPECT_FALSE((*info.devices)[0].processes) << list;
+  }
+  auto absurd = collect::nvml_facts_from_report(exited(
+      R"({"library": "/l", "init": 0, "devices": [{"index": 0,
+          "processes_compute": [{"pid": 9, "used": 18446744073709551614}]}]})"));
+  EXPECT_FALSE((*absurd.devices)[0].processes->at(0).used_memory);
+}
+
+#ifndef _WIN32
+TEST(nvml_probe, process_names_come_from_proc_comm_under_the_root) {
+  test::TempDir t;
+  test::write_file(t.path() / "proc/42/comm", "python3\n");
+  test::write_file(t.path() / "proc/43/comm", "\x1b[31mred\n");
+  auto info = collect::nvml_facts_from_report(exited(
+      R"({"library": "/l", "init": 0, "devices": [{"index": 0,
+          "processes_compute": [{"pid": 42, "used": 1}, {"pid": 43}, {"pid": 44}]}]})"));
+  collect::name_gpu_processes(test::fake_root(t.path()), info);
+  const auto& procs = *(*info.devices)[0].processes;
+  EXPECT_EQ(procs[0].name.value_or(""), "python3");
+  EXPECT_EQ(procs[0].name.source(), "file:/proc/42/comm");
+  EXPECT_EQ(procs[1].name.value_or(""), "\x1b[31mred"); // kept as set; the reports escape it
+  ASSERT_FALSE(procs[2].name);
+  EXPECT_NE(procs[2].name.reason().find("/proc/44/comm"), std::string::npos);
+}
+#endif // _WIN32
+
+TEST(nvml_probe, a_second_replay_reading_is_kept) {
+  auto info = collect::nvml_facts_from_report(exited(
+      R"({"library": "/l", "init": 0, "devices": [{"index": 0, "telemetry": {
+          "pcie_replay_count": 40, "pcie_replay_count_later": 47,
+          "pcie_replay_interval_ms": 100}}]})"));
+  const auto& t = *(*info.devices)[0].telemetry;
+  EXPECT_EQ(t.at("pcie_replay_count_later"), 47U);
+  EXPECT_EQ(t.at("pcie_replay_interval_ms"), 100U);
 }
 
 } // namespace

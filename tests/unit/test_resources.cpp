@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <optional>
 
 namespace doctor {
 namespace {
@@ -170,6 +171,59 @@ TEST(check_host_memory, sizes_from_a_hostile_snapshot_do_not_wrap_around) {
   const auto findings =
       run_all(machine(16 * k_gib, 0, {gpu(0, "A", k_max), gpu(1, "B", 2 * k_gib)}));
   EXPECT_TRUE(has_id(findings, k_resources_host_memory_below_gpu_memory));
+}
+
+facts::GpuProcess process(std::uint32_t pid, const char* name, std::optional<std::uint64_t> used) {
+  facts::GpuProcess p;
+  p.pid = pid;
+  p.kind = "compute";
+  p.name = name != nullptr ? test::known(name, "file:/proc/comm")
+                           : facts::Fact<std::string>::unknown("/proc/1/comm cannot be read");
+  p.used_memory = used ? facts::Fact<std::uint64_t>::known(*used, "nvml:running_processes")
+                       : facts::Fact<std::uint64_t>::unknown("NVML_VALUE_NOT_AVAILABLE");
+  return p;
+}
+
+facts::Facts busy_gpu(std::uint64_t free, std::vector<facts::GpuProcess> procs) {
+  auto dev = gpu(0, "NVIDIA H100 80GB HBM3", k_h100);
+  dev.memory_free = facts::Fact<std::uint64_t>::known(free, "nvml:nvmlDeviceGetMemoryInfo");
+  dev.processes = facts::Fact<std::vector<facts::GpuProcess>>::known(std::move(procs), "nvml");
+  return machine(256 * k_gib, 0, {dev});
+}
+
+TEST(check_gpu_memory_held, a_nearly_full_gpu_names_the_processes_largest_first) {
+  const auto findings = run_all(busy_gpu(
+      4 * k_gib, {process(7, "jupyter", 5 * k_gib), process(4242, "python3", 70 * k_gib)}));
+  const Finding* f = find_id(findings, test::ids::k_resources_gpu_memory_held);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::warning);
+  EXPECT_EQ(f->cause_class, CauseClass::gpu_out_of_memory);
+  EXPECT_NE(f->message.find("only 4.0 GiB of its 79.6 GiB"), k_npos) << f->message;
+  EXPECT_NE(f->message.find("2 processes hold 75.0 GiB: pid 4242 (python3) 70.0 GiB, pid 7 "
+                            "(jupyter) 5.0 GiB"),
+            k_npos)
+      << f->message;
+  EXPECT_EQ(f->evidence.size(), 3U);
+}
+
+TEST(check_gpu_memory_held, unknown_names_and_amounts_and_no_listed_process_are_said) {
+  const auto unnamed = run_all(busy_gpu(k_gib, {process(9, nullptr, std::nullopt)}));
+  auto f = find_id(unnamed, test::ids::k_resources_gpu_memory_held);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("pid 9 (name unknown) amount unknown"), k_npos) << f->message;
+  const auto unlisted = run_all(busy_gpu(k_gib, {}));
+  f = find_id(unlisted, test::ids::k_resources_gpu_memory_held);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("NVML lists no process"), k_npos) << f->message;
+}
+
+TEST(check_gpu_memory_held, a_gpu_with_a_tenth_free_or_unknown_memory_gives_nothing) {
+  EXPECT_FALSE(has_id(run_all(busy_gpu(k_h100 / 10 + 1, {process(1, "x", 70 * k_gib)})),
+                      test::ids::k_resources_gpu_memory_held));
+  auto unknown = busy_gpu(k_gib, {});
+  unknown.driver.nvml.devices.value()[0].memory_free =
+      facts::Fact<std::uint64_t>::unknown("NVML did not answer");
+  EXPECT_FALSE(has_id(run_all(unknown), test::ids::k_resources_gpu_memory_held));
 }
 
 } // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace doctor {
 namespace {
 
@@ -138,6 +140,60 @@ TEST(check_gpu_state, a_narrow_link_is_reported_but_an_unknown_width_is_not) {
   auto facts = gpu_with({{"pcie_width", 8}});
   facts.driver.nvml.devices.value()[0].telemetry.value().erase("pcie_width_max");
   EXPECT_FALSE(has_id(run_all(facts), ids::k_hardware_pcie_link_degraded));
+}
+
+TEST(check_gpu_state, a_replay_counter_that_rises_between_readings_is_reported) {
+  auto findings = run_all(gpu_with({{"pcie_replay_count", 40},
+                                    {"pcie_replay_count_later", 47},
+                                    {"pcie_replay_interval_ms", 100}}));
+  const Finding* f = find_id(findings, ids::k_hardware_pcie_replays_rising);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("rose from 40 to 47 within 100 ms"), std::string::npos);
+  // A count that stays, or a single reading, says nothing about now.
+  EXPECT_TRUE(hardware_ids(run_all(gpu_with({{"pcie_replay_count", 1234},
+                                             {"pcie_replay_count_later", 1234},
+                                             {"pcie_replay_interval_ms", 100}})))
+                  .empty());
+  EXPECT_TRUE(hardware_ids(run_all(gpu_with({{"pcie_replay_count", 1234}}))).empty());
+}
+
+facts::Facts named_gpus(std::vector<const char*> names, std::uint64_t persistence) {
+  facts::Facts f = gpu_with({{"persistence_mode", persistence}});
+  auto& devs = f.driver.nvml.devices.value();
+  const facts::NvmlDevice first = devs[0];
+  devs.clear();
+  for (const char* n : names) {
+    facts::NvmlDevice d = first;
+    d.index = static_cast<unsigned>(devs.size());
+    d.name = facts::Fact<std::string>::known(n, "nvml");
+    devs.push_back(d);
+  }
+  return f;
+}
+
+TEST(check_gpu_state, persistence_mode_off_is_info_on_a_linux_server_only) {
+  auto findings = run_all(named_gpus({"NVIDIA A100-SXM4-40GB"}, 0));
+  const Finding* f = find_id(findings, ids::k_hardware_persistence_mode_off);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::info);
+  EXPECT_NE(f->message.find("NVIDIA A100-SXM4-40GB is a data-center GPU"), std::string::npos);
+  EXPECT_TRUE(has_id(run_all(named_gpus({"Tesla T4"}, 0)), ids::k_hardware_persistence_mode_off));
+  // Four workstation cards make a server too; one or two do not.
+  const char* rtx = "NVIDIA GeForce RTX 4090";
+  const auto four = run_all(named_gpus({rtx, rtx, rtx, rtx}, 0));
+  EXPECT_EQ(
+      std::count_if(four.begin(),
+                    four.end(),
+                    [](const Finding& x) { return x.id == ids::k_hardware_persistence_mode_off; }),
+      4);
+  EXPECT_FALSE(has_id(run_all(named_gpus({rtx, rtx}, 0)), ids::k_hardware_persistence_mode_off));
+  EXPECT_FALSE(
+      has_id(run_all(named_gpus({"NVIDIA RTX A6000"}, 0)), ids::k_hardware_persistence_mode_off));
+  EXPECT_FALSE(has_id(run_all(named_gpus({"NVIDIA H100 80GB HBM3"}, 1)),
+                      ids::k_hardware_persistence_mode_off));
+  auto windows = named_gpus({"NVIDIA H100 80GB HBM3"}, 0);
+  windows.collection.os_family = "windows";
+  EXPECT_FALSE(has_id(run_all(windows), ids::k_hardware_persistence_mode_off));
 }
 
 } // namespace

@@ -40,6 +40,7 @@ constexpr CheckDef k_checks[] = {
     {"unsafe_runpaths", emits::k_unsafe_runpaths, check_unsafe_runpaths},
     // resources.cpp
     {"host_memory", emits::k_host_memory, check_host_memory},
+    {"gpu_memory_held", emits::k_gpu_memory_held, check_gpu_memory_held},
     // colliding_environments.cpp
     {"multiple_toolkits", emits::k_multiple_toolkits, check_multiple_toolkits},
     {"multiple_cudnn", emits::k_multiple_cudnn, check_multiple_cudnn},
@@ -72,6 +73,10 @@ constexpr CheckDef k_checks[] = {
     // unstable_hardware.cpp
     {"probe_computations", emits::k_probe_computations, check_probe_computations},
     {"gpu_state", emits::k_gpu_state, check_gpu_state},
+    // host_hardware.cpp
+    {"host_memory_errors", emits::k_host_memory_errors, check_host_memory_errors},
+    {"probe_disk_health", emits::k_probe_disk_health, check_disk_health},
+    {"probe_whea_errors", emits::k_probe_whea_errors, check_whea_errors},
     // stress_results.cpp
     {"stress_results", emits::k_stress_results, check_stress_results},
     // os_updates.cpp

@@ -66,6 +66,10 @@ void check_unsafe_runpaths(const facts::Facts& facts,
 
 // resources.cpp (family 5): host memory (RAM and swap or page file) against the GPU memory.
 void check_host_memory(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+// A GPU with less than a tenth of its memory free, and the processes NVML says hold it.
+void check_gpu_memory_held(const facts::Facts& facts,
+                           const kb::KnowledgeBase& kb,
+                           FindingSink& out);
 
 // colliding_environments.cpp (family 7): several toolkits or cuDNN copies, and what the loader
 // model says each framework, dispatcher and program loads from them.
@@ -156,12 +160,20 @@ void check_probe_cudnn(const facts::Facts& facts, const kb::KnowledgeBase& kb, F
 void check_probe_cublas(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 
 // unstable_hardware.cpp (family 6): a GPU that computes wrong results; NVML's telemetry: clocks or
-// power limit above the defaults, slowdowns for heat or power, memory errors, a narrow PCIe link.
+// power limit above the defaults, slowdowns for heat or power, memory errors, a narrow PCIe link,
+// a rising replay counter, persistence mode off on a Linux server.
 void check_gpu_state(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 void check_probe_computations(const facts::Facts& facts,
                               const kb::KnowledgeBase& kb,
                               FindingSink& out);
 
+// host_hardware.cpp (family 6, the host): memory errors the memory controllers counted (EDAC),
+// disks whose SMART data says they fail (smartctl, from `probe`).
+void check_host_memory_errors(const facts::Facts& facts,
+                              const kb::KnowledgeBase& kb,
+                              FindingSink& out);
+void check_disk_health(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_whea_errors(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 // stress_results.cpp (family 6): what `stress` found (facts.stress): memory errors with address
 // and bit, GEMM results that differ between runs or from the CPU, a crash or hang during the run,
 // the reason it could not run, bandwidth far below the peak, a slowdown during the run.

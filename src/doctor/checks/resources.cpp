@@ -10,8 +10,9 @@
 
 // Family 5 of the troubleshooting guide (resource exhaustion), from what a collection records:
 // the host memory (RAM and swap, or the page file on Windows) against the memory of the GPUs it
-// has to feed. What runs out while a program runs (VRAM, batch sizes) is in its error text and
-// the crash evidence, for `explain` and `crashes`.
+// has to feed, and a GPU whose memory other processes already hold. What runs out while a program
+// runs (VRAM, batch sizes) is in its error text and the crash evidence, for `explain` and
+// `crashes`.
 namespace doctor::checks {
 
 namespace {
@@ -124,6 +125,94 @@ void check_host_memory(const facts::Facts& facts, const kb::KnowledgeBase&, Find
                "model'); RAM plus swap below the GPU memory holds not even one"});
   d.tags = {windows ? "windows" : "linux"};
   out.add(std::move(d));
+}
+
+namespace {
+
+// "Nearly full": less than this share of a GPU's memory free (the doctor's choice,
+// docs/knowledge-base.md "resources"): a training job sized for the card needs most of it, and
+// frameworks reserve a few hundred MiB for their own context on top.
+constexpr std::uint64_t k_free_percent = 10;
+
+// At most this many processes are named in the message; the evidence lists them all.
+constexpr std::size_t k_named_processes = 5;
+
+// "pid 4242 (python3) 70.0 GiB".
+std::string describe_process(const facts::GpuProcess& p) {
+  return fmt::format("pid {} ({}) {}",
+                     p.pid,
+                     p.name.value_or("name unknown"),
+                     p.used_memory ? gib(*p.used_memory) : std::string("amount unknown"));
+}
+
+} // namespace
+
+// A GPU with less than k_free_percent of its memory free while processes hold it: a new job
+// fails with "CUDA out of memory" however small its batch. The processes are named (pid, command
+// name, memory) so that the user can see whose they are; where NVML lists none (it shows no
+// process of another container), the finding says so.
+void check_gpu_memory_held(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  const auto& devices = facts.driver.nvml.devices;
+  if (!devices) {
+    return;
+  }
+  for (const facts::NvmlDevice& dev : *devices) {
+    if (!dev.memory_total || !dev.memory_free || *dev.memory_total == 0
+        || *dev.memory_free >= *dev.memory_total / 100 * k_free_percent) {
+      continue;
+    }
+    std::vector<facts::GpuProcess> procs = dev.processes.value_or({});
+    std::stable_sort(procs.begin(), procs.end(), [](const auto& a, const auto& b) {
+      return a.used_memory.value_or(0) > b.used_memory.value_or(0);
+    });
+    std::uint64_t held = 0;
+    std::vector<std::string> named;
+    for (const facts::GpuProcess& p : procs) {
+      held = saturating_add(held, p.used_memory.value_or(0));
+      if (named.size() < k_named_processes) {
+        named.push_back(describe_process(p));
+      }
+    }
+    if (procs.size() > named.size()) {
+      named.push_back(fmt::format("{} more", procs.size() - named.size()));
+    }
+    const std::string gpu =
+        fmt::format("GPU {} ({})", dev.index, dev.name.value_or("name unknown"));
+    std::string holders;
+    if (!dev.processes) {
+      holders = fmt::format("which processes hold it is unknown ({})", dev.processes.reason());
+    } else if (procs.empty()) {
+      holders =
+          "NVML lists no process using it: the memory belongs to processes it cannot show "
+          "(in another container or pid namespace, or a virtual machine's) or to the driver";
+    } else {
+      holders = fmt::format("{} {} hold {}: {}",
+                            procs.size(),
+                            procs.size() == 1 ? "process" : "processes",
+                            gib(held),
+                            util::join(named, ", "));
+    }
+    FindingDraft d;
+    d.id = kb::ids::k_resources_gpu_memory_held;
+    d.subject = gpu;
+    d.params = {{"gpu", gpu},
+                {"free", gib(*dev.memory_free)},
+                {"total", gib(*dev.memory_total)},
+                {"holders", holders}};
+    d.evidence.push_back(Evidence{dev.memory_free.source(),
+                                  fmt::format("free {} of {} ({} of {} bytes)",
+                                              gib(*dev.memory_free),
+                                              gib(*dev.memory_total),
+                                              *dev.memory_free,
+                                              *dev.memory_total)});
+    for (const facts::GpuProcess& p : procs) {
+      d.evidence.push_back(
+          Evidence{p.used_memory ? p.used_memory.source() : std::string("nvml:running_processes"),
+                   fmt::format("{}: {}", describe_process(p), p.kind)});
+    }
+    d.tags = {facts.collection.os_family == "windows" ? "windows" : "linux"};
+    out.add(std::move(d));
+  }
 }
 
 } // namespace doctor::checks

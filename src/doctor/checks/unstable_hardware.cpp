@@ -155,6 +155,90 @@ void pcie_link(const facts::NvmlDevice& dev, const Telemetry& t, FindingSink& ou
   out.add(std::move(d));
 }
 
+// The replay counter read twice by the NVML child (a pause of pcie_replay_interval_ms between,
+// only where it was above zero): a rise means the link is retrying transfers now. DCGM's health
+// watch allows a handful of replays per minute per lane (from a bit error rate of 1e-12); one
+// replay within a tenth of a second is already far beyond that budget, so any rise counts.
+void pcie_replays_rising(const facts::NvmlDevice& dev, const Telemetry& t, FindingSink& out) {
+  const auto before = reading(t, "pcie_replay_count");
+  const auto after = reading(t, "pcie_replay_count_later");
+  const auto ms = reading(t, "pcie_replay_interval_ms");
+  if (!before || !after || !ms || *after <= *before) {
+    return;
+  }
+  FindingDraft d;
+  d.id = ids::k_hardware_pcie_replays_rising;
+  d.subject = gpu_name(dev);
+  d.params = {{"gpu", gpu_name(dev)},
+              {"before", std::to_string(*before)},
+              {"after", std::to_string(*after)},
+              {"interval", fmt::format("{} ms", *ms)}};
+  d.evidence.push_back(
+      Evidence{"nvml:nvmlDeviceGetPcieReplayCounter",
+               fmt::format("{} replays, then {} replays {} ms later", *before, *after, *ms)});
+  if (const auto w = reading(t, "pcie_width"), wm = reading(t, "pcie_width_max"); w && wm) {
+    d.evidence.push_back(Evidence{"nvml:nvmlDeviceGetCurrPcieLinkWidth",
+                                  fmt::format("link width x{} of x{}", *w, *wm)});
+  }
+  out.add(std::move(d));
+}
+
+// GPUs sold for servers only (NVIDIA's data-center lines), by a word of NVML's name: the word
+// itself ("H100" in "NVIDIA H100 80GB HBM3") or the word followed by '-' ("A100-SXM4-40GB").
+// Workstation and consumer cards (RTX A6000, GeForce) are not in it.
+constexpr std::string_view k_data_center_words[] = {
+    "Tesla", "A2",   "A10",  "A16",   "A30",  "A40",  "A100",  "A800", "H20",
+    "H100",  "H800", "H200", "GH200", "B100", "B200", "GB200", "L4",   "L20",
+    "L40",   "L40S", "T4",   "V100",  "P100", "P40",  "K80",   "M60"};
+
+bool data_center_gpu(std::string_view name) {
+  for (std::string_view rest = name; !rest.empty();) {
+    const auto space = rest.find(' ');
+    const std::string_view word = rest.substr(0, space);
+    rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+    for (const std::string_view w : k_data_center_words) {
+      if (word == w || (word.starts_with(w) && word.size() > w.size() && word[w.size()] == '-')) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// How many GPUs make a Linux machine a server whatever their names: a workstation has one or
+// two, a training server four or eight.
+constexpr std::size_t k_server_gpu_count = 4;
+
+// Why this machine counts as a Linux server, or "" where it does not.
+std::string server_reason(const facts::Facts& facts, const std::vector<facts::NvmlDevice>& devs) {
+  if (facts.collection.os_family != "linux") {
+    return "";
+  }
+  for (const facts::NvmlDevice& dev : devs) {
+    if (dev.name && data_center_gpu(*dev.name)) {
+      return fmt::format("{} is a data-center GPU", *dev.name);
+    }
+  }
+  return devs.size() >= k_server_gpu_count ? fmt::format("it has {} GPUs", devs.size()) : "";
+}
+
+void persistence_off(const facts::NvmlDevice& dev,
+                     const Telemetry& t,
+                     const std::string& server,
+                     FindingSink& out) {
+  const auto mode = reading(t, "persistence_mode");
+  if (server.empty() || !mode || *mode != 0) {
+    return;
+  }
+  FindingDraft d;
+  d.id = ids::k_hardware_persistence_mode_off;
+  d.subject = gpu_name(dev);
+  d.params = {{"gpu", gpu_name(dev)}, {"server", server}};
+  d.evidence.push_back(
+      Evidence{"nvml:nvmlDeviceGetPersistenceMode", "persistence mode: disabled (0)"});
+  out.add(std::move(d));
+}
+
 } // namespace
 
 // A computation whose result differs from the reference, or that failed after its library made
@@ -193,11 +277,13 @@ void check_probe_computations(const facts::Facts& facts,
 namespace doctor::checks {
 
 // What NVML says of each GPU's state now: clocks or power limit above the defaults, a slowdown
-// for heat or power, memory errors and pending or failed repairs, a narrow PCIe link.
+// for heat or power, memory errors and pending or failed repairs, a narrow PCIe link, a replay
+// counter that rises while the probe watches, persistence mode off on a Linux server.
 void check_gpu_state(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
   if (!facts.driver.nvml.devices) {
     return;
   }
+  const std::string server = server_reason(facts, *facts.driver.nvml.devices);
   for (const facts::NvmlDevice& dev : *facts.driver.nvml.devices) {
     if (!dev.telemetry) {
       continue;
@@ -206,6 +292,8 @@ void check_gpu_state(const facts::Facts& facts, const kb::KnowledgeBase&, Findin
     throttling(dev, *dev.telemetry, out);
     memory_errors(dev, *dev.telemetry, out);
     pcie_link(dev, *dev.telemetry, out);
+    pcie_replays_rising(dev, *dev.telemetry, out);
+    persistence_off(dev, *dev.telemetry, server, out);
   }
 }
 

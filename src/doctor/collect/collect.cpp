@@ -40,6 +40,7 @@ constexpr Collector k_linux_collectors[] = {
     {"linker", collect_linker},
     {"driver", collect_driver},
     {"pci", collect_pci},
+    {"host_hardware", collect_host_hardware},
     {"nvml", collect_nvml, start_nvml},
     {"python", collect_python},
     {"cuda", collect_cuda},

@@ -99,6 +99,11 @@ void collect_driver(const platform::SysRoot& root,
                     const CollectOptions& options,
                     facts::Facts& facts);
 void collect_pci(const platform::SysRoot& root, const CollectOptions& options, facts::Facts& facts);
+// Linux EDAC's memory error counters per controller and DIMM (linux/edac_collector.cpp);
+// unknown with the reason where no EDAC driver is loaded.
+void collect_host_hardware(const platform::SysRoot& root,
+                           const CollectOptions& options,
+                           facts::Facts& facts);
 void collect_nvml(const platform::SysRoot& root,
                   const CollectOptions& options,
                   facts::Facts& facts);

@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <tuple>
 
 namespace doctor::collect {
 
@@ -169,9 +171,12 @@ tl::expected<std::int64_t, std::string> checked_integer(
   return x;
 }
 
-// A memory size in bytes, 1..at_most (2^64-1 and its kin are nonsense, not 16 EiB).
-Fact<std::uint64_t>
-checked_memory(const Json& d, const char* key, std::uint64_t at_most, const std::string& missing) {
+// A memory size in bytes, at_least..at_most (2^64-1 and its kin are nonsense, not 16 EiB).
+Fact<std::uint64_t> checked_memory(const Json& d,
+                                   const char* key,
+                                   std::uint64_t at_most,
+                                   const std::string& missing,
+                                   std::uint64_t at_least = 1) {
   constexpr std::string_view k_function = "nvmlDeviceGetMemoryInfo";
   if (!d.contains(key)) {
     return Fact<std::uint64_t>::unknown(missing);
@@ -181,9 +186,9 @@ checked_memory(const Json& d, const char* key, std::uint64_t at_most, const std:
     return Fact<std::uint64_t>::unknown(out_of_range(k_function, "not a byte count"));
   }
   const auto x = v.get<std::uint64_t>();
-  if (x == 0 || x > at_most) {
+  if (x < at_least || x > at_most) {
     return Fact<std::uint64_t>::unknown(
-        out_of_range(k_function, fmt::format("{} bytes, not in 1..{}", x, at_most)));
+        out_of_range(k_function, fmt::format("{} bytes, not in {}..{}", x, at_least, at_most)));
   }
   return Fact<std::uint64_t>::known(x, fmt::format("nvml:{}", k_function));
 }
@@ -260,6 +265,9 @@ constexpr TelemetryBound k_telemetry_bounds[] = {
     {"remapped_rows_uncorrectable", k_max_count},
     {"remapped_rows_pending", 1},
     {"remapped_rows_failure", 1},
+    // The replay counter read again after a pause, where it was above zero (nvml_child.cpp).
+    {"pcie_replay_count_later", k_max_count},
+    {"pcie_replay_interval_ms", 60000},
 };
 
 void read_telemetry(const Json& d, NvmlDevice& dev, const std::string& missing) {
@@ -285,6 +293,82 @@ void read_telemetry(const Json& d, NvmlDevice& dev, const std::string& missing) 
       Fact<std::map<std::string, std::uint64_t>>::known(std::move(values), "nvml:telemetry");
 }
 
+constexpr std::size_t k_max_processes = 256; // per list, as the child asks
+
+// Adds the processes of one list ("processes_compute" or "processes_graphics") to `by_pid`,
+// merging a pid that is in both; false with the reason in `why` when the list is malformed.
+bool read_process_list(const Json& list,
+                       std::string_view kind,
+                       std::string_view function,
+                       std::map<std::uint32_t, GpuProcess>& by_pid,
+                       std::string& why) {
+  if (list.is_object() && list.contains("more_than")) {
+    why = fmt::format("{} listed more than {} processes", function, k_max_processes);
+    return false;
+  }
+  if (list.is_object() && list.contains("error")) {
+    why = fmt::format("{} failed ({})", function, util::sanitize(list["error"].dump(), 40));
+    return false;
+  }
+  if (!list.is_array() || list.size() > k_max_processes) {
+    why = out_of_range(function, "not a list of processes");
+    return false;
+  }
+  for (const Json& p : list) {
+    if (!p.is_object() || !p.contains("pid")) {
+      why = out_of_range(function, "a process without a pid");
+      return false;
+    }
+    const auto pid = checked_integer(p, "pid", function, 1, 0xFFFFFFFF);
+    if (!pid) {
+      why = pid.error();
+      return false;
+    }
+    GpuProcess& proc = by_pid[static_cast<std::uint32_t>(*pid)];
+    proc.pid = static_cast<std::uint32_t>(*pid);
+    proc.kind = proc.kind.empty() ? std::string(kind) : fmt::format("{}+{}", proc.kind, kind);
+    const std::string source = fmt::format("nvml:{}", function);
+    if (!p.contains("used")) {
+      if (!proc.used_memory) {
+        proc.used_memory = Fact<std::uint64_t>::unknown(
+            fmt::format("{} gave no figure (NVML_VALUE_NOT_AVAILABLE)", function));
+      }
+    } else if (!p["used"].is_number_unsigned() || p["used"].get<std::uint64_t>() > k_max_memory) {
+      proc.used_memory = Fact<std::uint64_t>::unknown(out_of_range(function, "not a byte count"));
+    } else if (!proc.used_memory || p["used"].get<std::uint64_t>() > *proc.used_memory) {
+      // A process in both lists holds one allocation: the larger figure, not the sum.
+      proc.used_memory = Fact<std::uint64_t>::known(p["used"].get<std::uint64_t>(), source);
+    }
+    proc.name = Fact<std::string>::unknown("not read");
+  }
+  return true;
+}
+
+// The processes NVML lists on a device, by pid, each kind it appears as.
+void read_processes(const Json& d, NvmlDevice& dev, const std::string& missing) {
+  if (!d.contains("processes_compute") && !d.contains("processes_graphics")) {
+    dev.processes = Fact<std::vector<GpuProcess>>::unknown(
+        d.contains("telemetry") ? "NVML exports neither process list" : missing);
+    return;
+  }
+  std::map<std::uint32_t, GpuProcess> by_pid;
+  std::string why;
+  for (const auto& [key, kind, function] :
+       {std::tuple{"processes_compute", "compute", "nvmlDeviceGetComputeRunningProcesses_v3"},
+        std::tuple{"processes_graphics", "graphics", "nvmlDeviceGetGraphicsRunningProcesses_v3"}}) {
+    if (d.contains(key) && !read_process_list(d[key], kind, function, by_pid, why)) {
+      dev.processes = Fact<std::vector<GpuProcess>>::unknown(why);
+      return;
+    }
+  }
+  std::vector<GpuProcess> list;
+  list.reserve(by_pid.size());
+  for (auto& [pid, proc] : by_pid) {
+    list.push_back(std::move(proc));
+  }
+  dev.processes = Fact<std::vector<GpuProcess>>::known(std::move(list), "nvml:running_processes");
+}
+
 NvmlDevice device_from_report(const Json& d, unsigned position) {
   NvmlDevice dev;
   dev.index = position;
@@ -299,6 +383,9 @@ NvmlDevice device_from_report(const Json& d, unsigned position) {
   dev.compute_capability = checked_compute_capability(d, why);
   dev.memory_total = checked_memory(d, "memory_total", k_max_memory, why);
   dev.memory_free = checked_memory(d, "memory_free", dev.memory_total.value_or(k_max_memory), why);
+  dev.memory_used =
+      checked_memory(d, "memory_used", dev.memory_total.value_or(k_max_memory), why, 0);
+  read_processes(d, dev, why);
   read_telemetry(d, dev, why);
   return dev;
 }
@@ -443,6 +530,43 @@ NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result) {
   return info;
 }
 
+// A process's command name is at most 15 bytes (TASK_COMM_LEN 16) and a newline.
+constexpr std::size_t k_max_comm = 64;
+
+void name_gpu_processes(const platform::SysRoot& root, NvmlInfo& info) {
+  if (!info.devices) {
+    return;
+  }
+  for (NvmlDevice& dev : info.devices.value()) {
+    if (!dev.processes) {
+      continue;
+    }
+    for (GpuProcess& p : dev.processes.value()) {
+      if (root.os() != platform::OsFamily::linux) {
+        p.name = Fact<std::string>::unknown("process names are read from /proc on Linux only");
+        continue;
+      }
+      const std::string path = fmt::format("/proc/{}/comm", p.pid);
+      const auto comm = root.read_file(path, k_max_comm, true);
+      if (!comm) {
+        p.name = Fact<std::string>::unknown(
+            fmt::format("{} cannot be read ({}): the process has ended or is in another pid "
+                        "namespace",
+                        path,
+                        comm.error().message));
+        continue;
+      }
+      std::string_view name = *comm;
+      while (!name.empty() && (name.back() == '\n' || name.back() == '\0')) {
+        name.remove_suffix(1);
+      }
+      p.name = name.empty()
+                   ? Fact<std::string>::unknown(fmt::format("{} is empty", path))
+                   : Fact<std::string>::known(std::string(name), fmt::format("file:{}", path));
+    }
+  }
+}
+
 // Why asking NVML on this live Linux machine can tell nothing new, or nullopt where it may. NVML
 // answers through the NVIDIA kernel driver, which registers its character devices ("195
 // nvidia-frontend" in /proc/devices) and /proc/driver/nvidia whether it is a module or built in
@@ -509,7 +633,9 @@ NvmlInfo query_nvml(const platform::SysRoot& root, const CollectOptions& options
     info.status = "probe_failed";
     return info;
   }
-  return nvml_facts_from_report(*result);
+  NvmlInfo info = nvml_facts_from_report(*result);
+  name_gpu_processes(root, info);
+  return info;
 }
 
 } // namespace

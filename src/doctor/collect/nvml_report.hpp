@@ -17,6 +17,11 @@ namespace doctor::collect {
 // reason.
 facts::NvmlInfo nvml_facts_from_report(const platform::ProcessResult& result);
 
+// Names each process NVML listed (the GPUs of `info`) from /proc/PID/comm under `root`; a name
+// that cannot be read is unknown with the reason. The name is kept as the process set it
+// (untrusted: the reports escape it).
+void name_gpu_processes(const platform::SysRoot& root, facts::NvmlInfo& info);
+
 // How an isolated child says it was confined (the "child" member of its report, from
 // probe::run_confined), checked within the types' ranges; unknown with the reason when missing
 // or malformed. Shared by every child's report.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/probe_runs.hpp>
+#include <doctor/collect/smartctl.hpp>
 #include <doctor/collect/sysroot_probe.hpp>
+#include <doctor/collect/whea.hpp>
 #include <doctor/loader/analysis.hpp>
 #include <doctor/loader/linux_search.hpp>
 #include <doctor/probe/children.hpp>
@@ -194,6 +196,10 @@ void collect_probes(const platform::SysRoot& root,
                                                 fmt::format("the probe could not be started: {}",
                                                             result.error().message)));
   }
+  // The host's disks, the guide's disk advice: smartctl, a child of its own with a time limit;
+  // on Windows the hardware errors WHEA logged.
+  collect_disk_health(root, options.probe_timeout, facts);
+  collect_whea(root, facts);
 }
 
 } // namespace doctor::collect

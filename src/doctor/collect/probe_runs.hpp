@@ -44,7 +44,8 @@ facts::ProbeRun probe_run_from_report(std::string_view probe,
 std::string_view cuda_result_name(std::int64_t result);
 
 // Runs the driver API, cuDNN and cuBLAS children on the live machine and stores their runs in
-// facts.probe (ran = true). `overrides` maps a probe's name to the file it must load (--lib).
+// facts.probe (ran = true), then asks smartctl about the disks (collect_disk_health, with the
+// same time limit per run). `overrides` maps a probe's name to the file it must load (--lib).
 void collect_probes(const platform::SysRoot& root,
                     const CollectOptions& options,
                     const kb::KnowledgeBase& kb,

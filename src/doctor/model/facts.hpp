@@ -76,6 +76,21 @@ struct DriverLibrary {
   bool operator==(const DriverLibrary&) const = default;
 };
 
+// A process NVML lists on a GPU (nvmlDeviceGetComputeRunningProcesses_v3,
+// nvmlDeviceGetGraphicsRunningProcesses_v3).
+struct GpuProcess {
+  std::uint32_t pid = 0; // as NVML gives it: the host's pid, also from inside a container
+  std::string kind;      // "compute", "graphics" or "compute+graphics"
+  // Bytes of the GPU's memory it holds; unknown where NVML cannot say (NVML_VALUE_NOT_AVAILABLE:
+  // Windows under WDDM, MIG without privileges).
+  Fact<std::uint64_t> used_memory;
+  // Its command name (/proc/PID/comm, read by the parent through the SysRoot); unknown where
+  // that cannot be read (another pid namespace, Windows, a process that has ended). Untrusted:
+  // any process chooses its own name.
+  Fact<std::string> name;
+  bool operator==(const GpuProcess&) const = default;
+};
+
 struct NvmlDevice {
   unsigned index = 0;
   Fact<std::string> name;
@@ -84,6 +99,9 @@ struct NvmlDevice {
   Fact<std::string> compute_capability; // "9.0"
   Fact<std::uint64_t> memory_total;     // bytes
   Fact<std::uint64_t> memory_free;
+  Fact<std::uint64_t> memory_used; // nvmlMemory_t.used: what the processes and the driver hold
+  // The processes using the GPU now, by pid; unknown where NVML lacks both entry points.
+  Fact<std::vector<GpuProcess>> processes;
   // What NVML said of the GPU's state (probe/nvml_telemetry.cpp, range-checked by the
   // collector): "clock_graphics_mhz", "app_clock_graphics_default_mhz", "power_limit_mw",
   // "temperature_c", "clock_event_reasons", "pcie_width", "pcie_width_max",
@@ -587,6 +605,65 @@ struct WindowsInfo {
   bool operator==(const WindowsInfo&) const = default;
 };
 
+// One DIMM (or chip-select row, on older EDAC drivers) of a memory controller, with the errors
+// the controller counted on it since boot.
+struct EdacDimm {
+  std::string name;           // "dimm0", "rank3", "csrow1": the sysfs entry
+  std::string label;          // dimm_label / ch0_dimm_label as the firmware named it
+                              // ("CPU_SrcID#0_MC#0_Chan#0_DIMM#0"); untrusted
+  std::uint64_t ce_count = 0; // corrected errors
+  std::uint64_t ue_count = 0; // uncorrected errors
+  bool operator==(const EdacDimm&) const = default;
+};
+
+// A memory controller of Linux EDAC (/sys/devices/system/edac/mc/mcN).
+struct EdacController {
+  std::string name;    // "mc0"
+  std::string mc_name; // its driver's name for it ("Skylake Socket#0 IMC#0"); untrusted
+  std::uint64_t ce_count = 0;
+  std::uint64_t ue_count = 0;
+  std::vector<EdacDimm> dimms; // sorted by name
+  bool operator==(const EdacController&) const = default;
+};
+
+// What smartmontools' `smartctl --json` said of one disk (collect/smartctl.cpp).
+struct DiskHealth {
+  std::string device;           // "/dev/nvme0", as `smartctl --scan` named it
+  std::string type;             // smartctl's -d type: "nvme", "sat", "scsi"
+  std::string model;            // model_name; untrusted, "" when not given
+  Fact<bool> passed;            // smart_status.passed: the drive's own overall verdict
+  std::int64_t exit_status = 0; // smartctl's exit status (bit 3: "DISK FAILING")
+  // The counters that mean failing media, where the drive reports them: "reallocated_sectors"
+  // (ATA 5), "pending_sectors" (197), "offline_uncorrectable" (198), "media_errors",
+  // "critical_warning", "percentage_used" (NVMe).
+  std::map<std::string, std::uint64_t> counters;
+  std::vector<std::string> messages; // smartctl's own messages ("Permission denied")
+  bool operator==(const DiskHealth&) const = default;
+};
+
+// The hardware errors Windows logged (Microsoft-Windows-WHEA-Logger events in System.evtx):
+// fatal ones at level critical or error, corrected ones at level warning.
+struct WheaErrors {
+  std::string log;             // the event log read ("C:/Windows/System32/winevt/Logs/System.evtx")
+  std::uint64_t fatal = 0;     // uncorrected errors (an error that also ended in a BugCheck 0x124)
+  std::uint64_t corrected = 0; // corrected errors (17 PCIe, 19 processor, 47 memory, …)
+  std::map<std::string, std::uint64_t> by_event; // event id ("17") -> count
+  bool operator==(const WheaErrors&) const = default;
+};
+
+// The host's own hardware, the troubleshooting guide's RAM and disk advice: memory error
+// counters of the memory controllers, and the disks' SMART health.
+struct HostHardware {
+  // Linux EDAC; unknown where no EDAC driver is loaded (then the kernel counts no memory errors)
+  // and on Windows.
+  Fact<std::vector<EdacController>> edac;
+  // Asked only by `probe` and `snapshot --probe` (smartctl is an external program that wakes
+  // disks); unknown with why otherwise, or where smartctl is not installed.
+  Fact<std::vector<DiskHealth>> disks;
+  // Windows only, asked by `probe` and `snapshot --probe` (reading the System log takes time).
+  Fact<WheaErrors> whea;
+  bool operator==(const HostHardware&) const = default;
+};
 struct StressRun; // model/stress.hpp
 
 struct Facts {
@@ -610,6 +687,7 @@ struct Facts {
   // What `cudnn-doctor stress` observed (model/stress.hpp), set by that command only; never in a
   // snapshot (a stress run is an action, not a fact about the installation).
   std::shared_ptr<const StressRun> stress;
+  HostHardware host_hardware; // memory error counters
   bool operator==(const Facts&) const = default;
 };
 

@@ -309,6 +309,7 @@ DOCTOR_FACTS_FIELDS(OsInfo,
                     swap_free)
 DOCTOR_FACTS_FIELDS(DeviceNode, path, kind, mode, uid, gid, major, minor)
 DOCTOR_FACTS_FIELDS(DriverLibrary, name, path, version, stub)
+DOCTOR_FACTS_FIELDS(GpuProcess, pid, kind, used_memory, name)
 DOCTOR_FACTS_FIELDS(NvmlDevice,
                     index,
                     name,
@@ -317,6 +318,8 @@ DOCTOR_FACTS_FIELDS(NvmlDevice,
                     compute_capability,
                     memory_total,
                     memory_free,
+                    memory_used,
+                    processes,
                     telemetry,
                     telemetry_notes)
 DOCTOR_FACTS_FIELDS(
@@ -351,6 +354,11 @@ DOCTOR_FACTS_FIELDS(ProbeRun,
                     stderr_tail,
                     child)
 DOCTOR_FACTS_FIELDS(ProbeInfo, ran, runs)
+DOCTOR_FACTS_FIELDS(EdacDimm, name, label, ce_count, ue_count)
+DOCTOR_FACTS_FIELDS(EdacController, name, mc_name, ce_count, ue_count, dimms)
+DOCTOR_FACTS_FIELDS(DiskHealth, device, type, model, passed, exit_status, counters, messages)
+DOCTOR_FACTS_FIELDS(WheaErrors, log, fatal, corrected, by_event)
+DOCTOR_FACTS_FIELDS(HostHardware, edac, disks, whea)
 DOCTOR_FACTS_FIELDS(KernelModules, kernel_release, nvidia_modules)
 DOCTOR_FACTS_FIELDS(DriverInfo,
                     kernel_module_version,
@@ -500,7 +508,8 @@ DOCTOR_FACTS_FIELDS(Facts,
                     integrity,
                     unreadable,
                     windows,
-                    probe)
+                    probe,
+                    host_hardware)
 
 nlohmann::ordered_json to_json(const ProbeInfo& probe) {
   nlohmann::ordered_json j;

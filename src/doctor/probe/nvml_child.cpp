@@ -12,8 +12,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 namespace doctor::probe {
 
@@ -40,7 +44,26 @@ struct NvmlMemory { // nvmlMemory_t
   unsigned long long used;
 };
 
+// nvmlProcessInfo_t (= nvmlProcessInfo_v2_t), what the _v3 and _v2 process lists fill; the
+// unversioned entry points take the 16-byte nvmlProcessInfo_v1_t and are not used.
+struct NvmlProcessInfo {
+  unsigned int pid;
+  unsigned long long used_gpu_memory; // NVML_VALUE_NOT_AVAILABLE (2^64-1) where unknown
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+static_assert(sizeof(NvmlProcessInfo) == 24);
+
+using ProcessList = NvmlReturn (*)(NvmlDevice, unsigned*, NvmlProcessInfo*);
+
 constexpr NvmlReturn k_success = 0;
+constexpr NvmlReturn k_insufficient_size = 7; // NVML_ERROR_INSUFFICIENT_SIZE
+constexpr unsigned k_max_processes = 256;     // per list; more is reported as a count only
+
+// How long the child waits before it reads a PCIe replay counter again. Only a counter that is
+// already above zero is read twice: a link that never replayed since the driver loaded is not
+// slowed down for a reading that would show no rise.
+constexpr unsigned k_replay_interval_ms = 100;
 constexpr unsigned k_text_buffer = 96; // covers every *_BUFFER_SIZE used below
 constexpr unsigned k_max_devices = 64; // devices asked about; the collector rejects a larger count
 
@@ -62,7 +85,37 @@ struct NvmlTable {
   NvmlReturn (*device_pci_info)(NvmlDevice, NvmlPciInfo*) = nullptr;
   NvmlReturn (*device_compute_capability)(NvmlDevice, int*, int*) = nullptr;
   NvmlReturn (*device_memory)(NvmlDevice, NvmlMemory*) = nullptr;
+  ProcessList compute_processes = nullptr;
+  ProcessList graphics_processes = nullptr;
+  NvmlReturn (*replay_counter)(NvmlDevice, unsigned*) = nullptr;
 };
+
+// The processes `list` gives for `dev`: [{"pid", "used"}], "used" absent where NVML cannot say;
+// {"error": rc} when the call fails, {"more_than": k_max_processes} when they do not fit.
+nlohmann::ordered_json processes(ProcessList list, NvmlDevice dev) {
+  std::vector<NvmlProcessInfo> infos(k_max_processes);
+  unsigned count = k_max_processes;
+  const NvmlReturn rc = list(dev, &count, infos.data());
+  nlohmann::ordered_json out;
+  if (rc == k_insufficient_size) {
+    out["more_than"] = k_max_processes;
+    return out;
+  }
+  if (rc != k_success) {
+    out["error"] = rc;
+    return out;
+  }
+  out = nlohmann::ordered_json::array();
+  for (unsigned i = 0; i < count && i < k_max_processes; ++i) {
+    nlohmann::ordered_json p;
+    p["pid"] = infos[i].pid;
+    if (infos[i].used_gpu_memory != ~0ULL) {
+      p["used"] = infos[i].used_gpu_memory;
+    }
+    out.push_back(p);
+  }
+  return out;
+}
 
 std::string error_text(const NvmlTable& t, NvmlReturn rc) {
   const char* s = t.error_string != nullptr ? t.error_string(rc) : nullptr;
@@ -146,6 +199,15 @@ nlohmann::ordered_json probe(const ChildInput& /*input*/) {
   bind(*lib, t.device_pci_info, {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"}, symbols);
   bind(*lib, t.device_compute_capability, {"nvmlDeviceGetCudaComputeCapability"}, symbols);
   bind(*lib, t.device_memory, {"nvmlDeviceGetMemoryInfo"}, symbols);
+  bind(*lib,
+       t.compute_processes,
+       {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"},
+       symbols);
+  bind(*lib,
+       t.graphics_processes,
+       {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"},
+       symbols);
+  bind(*lib, t.replay_counter, {"nvmlDeviceGetPcieReplayCounter"}, symbols);
   out["symbols"] = symbols;
 
   // The NVML version query works without a driver; ask it first.
@@ -171,6 +233,7 @@ nlohmann::ordered_json probe(const ChildInput& /*input*/) {
   }
   unsigned count = 0;
   nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+  std::vector<std::pair<std::size_t, NvmlDevice>> resample; // devices to read again
   if (t.device_count != nullptr) {
     const NvmlReturn crc = t.device_count(&count);
     if (crc != k_success) {
@@ -211,9 +274,31 @@ nlohmann::ordered_json probe(const ChildInput& /*input*/) {
     if (t.device_memory != nullptr && t.device_memory(dev, &mem) == k_success) {
       d["memory_total"] = mem.total;
       d["memory_free"] = mem.free;
+      d["memory_used"] = mem.used;
+    }
+    if (t.compute_processes != nullptr) {
+      d["processes_compute"] = processes(t.compute_processes, dev);
+    }
+    if (t.graphics_processes != nullptr) {
+      d["processes_graphics"] = processes(t.graphics_processes, dev);
     }
     d["telemetry"] = nvml_telemetry(*lib, dev);
+    if (d["telemetry"].value("pcie_replay_count", 0U) > 0) {
+      resample.emplace_back(devices.size(), dev);
+    }
     devices.push_back(d);
+  }
+  // The replay counter once more, after a pause, where it had counted replays: still rising means
+  // the link is replaying now, not only once since the driver loaded.
+  if (!resample.empty() && t.replay_counter != nullptr) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(k_replay_interval_ms));
+    for (const auto& [at, dev] : resample) {
+      unsigned later = 0;
+      if (t.replay_counter(dev, &later) == k_success) {
+        devices[at]["telemetry"]["pcie_replay_count_later"] = later;
+        devices[at]["telemetry"]["pcie_replay_interval_ms"] = k_replay_interval_ms;
+      }
+    }
   }
   out["devices"] = devices;
   if (t.shutdown != nullptr) {
