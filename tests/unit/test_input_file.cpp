@@ -25,6 +25,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <system_error>
 
 namespace doctor {
 namespace {
@@ -188,6 +189,15 @@ TEST(input_file_resources, opening_with_no_descriptor_left) {
   const fs::path file = tmp.path() / "libx.so";
   for (int which = 0; which < 3; ++which) {
     const int code = in_child([&] {
+      // UBSan checks the dynamic type of an object before a virtual call (std::error_category's
+      // equivalent(), in the comparisons that classify the error) and probes the memory for it
+      // through a pipe: with no descriptor left the probe fails and UBSan reports a bad call.
+      // The calls made once here, before the descriptors run out, are remembered as checked.
+      const std::error_code warm(ENOENT, std::system_category());
+      if (warm == std::errc::too_many_files_open
+          || !(warm == std::errc::no_such_file_or_directory)) {
+        return -6;
+      }
       const rlimit lim{32, 32};
       if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) {
         return -5;
