@@ -101,7 +101,9 @@ void check_stress_results(const facts::Facts& facts, const kb::KnowledgeBase&, F
   const facts::StressRun& s = *facts.stress;
   const std::string gpu = std::to_string(s.gpu);
   const std::string name = s.device_name.empty() ? std::string("name unknown") : s.device_name;
-  const std::string source = fmt::format("stress:{}", s.library.path);
+  // The library the run used, or the run itself when no library was found.
+  const std::string source =
+      s.library.path.empty() ? std::string("stress") : fmt::format("stress:{}", s.library.path);
   if (s.status == "not_run") {
     FindingDraft d;
     d.id = kb::ids::k_stress_not_run;
