@@ -6,12 +6,30 @@
 
 #include <windows.h>
 
+#include <string>
 #include <utility>
 
 namespace doctor::platform {
 
+namespace {
+
+// "C:\x", "C:/x", "\\server\share\x".
+bool is_absolute(const std::string& name) {
+  return (name.size() > 2 && name[1] == ':' && (name[2] == '\\' || name[2] == '/'))
+         || name.starts_with("\\\\");
+}
+
+} // namespace
+
+// A library named by its full path (the file the parent's loader model chose) is loaded with its
+// own folder searched for its imports (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR: cudnn64_9.dll's
+// cudnn_graph64_9.dll, cublas64_12.dll's cublasLt64_12.dll) besides the process's default
+// directories, which a confined child narrowed to System32 (platform::confine_child). A bare name
+// gets the process's default search.
 Expected<DynamicLibrary> DynamicLibrary::open(const std::string& name) {
-  HMODULE handle = LoadLibraryExW(windows::widen(name).c_str(), nullptr, 0);
+  const DWORD flags =
+      is_absolute(name) ? LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS : 0;
+  HMODULE handle = LoadLibraryExW(windows::widen(name).c_str(), nullptr, flags);
   if (handle == nullptr) {
     const DWORD code = GetLastError();
     return make_error(
