@@ -4,15 +4,16 @@
 
   test_probe.py CUDNN_DOCTOR_EXE WORK_DIR [--keep]
 
-The driver and cuBLAS stand-ins (tests/support/fake_cuda.c, fake_cublas.c) are built with
-mingw-w64 as nvcuda.dll and cublas64_12.dll. With neither planted, `probe` must report the
-driver API probe not run (probe.not_run) with every place the Windows search looked (System32,
-PATH). With nvcuda.dll in C:\\windows\\system32 and cublas64_12.dll in C:\\cuda\\bin (on PATH
-through WINEPATH), the children must load the planted copies, chosen by the Windows loader model
-(found_via System32 and PATH); a cuInit that crashes (FAKE_CUDA_MODE=initsegv) must become
+The driver, cuDNN and cuBLAS stand-ins (tests/support/fake_cuda.c, fake_cudnn.c, fake_cublas.c)
+are built with mingw-w64 as nvcuda.dll, cudnn64_9.dll and cublas64_12.dll. With none planted,
+`probe` must report the driver API probe not run (probe.not_run) with every place the Windows
+search looked (System32, PATH). With nvcuda.dll in C:\\windows\\system32, cudnn64_9.dll in
+C:\\cudnn\\bin and cublas64_12.dll in C:\\cuda\\bin (both on PATH through WINEPATH), the
+children must load the planted copies, chosen by the Windows loader model (found_via System32 and
+PATH), and cuDNN's convolution must be checked; a cuInit that crashes (FAKE_CUDA_MODE=initsegv)
+and a cudnnGetVersion that dereferences NULL (FAKE_CUDNN_MODE=segv) must become
 probe.child_failed naming the access violation 0xC0000005; `stress --level quick` must complete
-on the stand-in and `--inject-fault gemm` must be caught (hardware.gemm_mismatch). cuDNN's
-stand-in is POSIX-only (it forks and writes pid files), so the cudnn probe is not exercised here.
+on the stand-in and `--inject-fault gemm` must be caught (hardware.gemm_mismatch).
 Exits 125 (skip) without wine or mingw-w64.
 """
 import json
@@ -28,11 +29,13 @@ SUPPORT = os.path.join(HERE, "..", "support")
 NVCUDA = r"C:\windows\system32\nvcuda.dll"
 CUDA_BIN = r"C:\cuda\bin"
 CUBLAS = CUDA_BIN + r"\cublas64_12.dll"
+CUDNN_BIN = r"C:\cudnn\bin"
+CUDNN = CUDNN_BIN + r"\cudnn64_9.dll"
 # The planted DLLs, never a builtin of wine's of the same name; and no winedbg: wine starts its
 # debugger on an unhandled exception even in a process with SEM_NOGPFAULTERRORBOX (which
 # platform::confine_child sets, and which keeps Windows' own error reporting from holding the
 # child), so a crashed child would wait there until the time limit.
-OVERRIDES = "mscoree,mshtml=;nvcuda,cublas64_12=n;winedbg.exe=d"
+OVERRIDES = "mscoree,mshtml=;nvcuda,cudnn64_9,cublas64_12=n;winedbg.exe=d"
 
 failures = []
 
@@ -55,7 +58,7 @@ def build(src, out):
 
 
 def doctor_json(wine, exe, args, extra_env=None):
-    env = {"WINEPATH": CUDA_BIN, "WINEDLLOVERRIDES": OVERRIDES}
+    env = {"WINEPATH": CUDA_BIN + ";" + CUDNN_BIN, "WINEDLLOVERRIDES": OVERRIDES}
     env.update(extra_env or {})
     p = wine.run([exe] + args + ["--format", "json"], env, check=False)
     try:
@@ -110,6 +113,18 @@ def planted(wine, exe):
     expect(lib.get("path", "").lower() == CUBLAS.lower() and lib.get("found_via") == "PATH",
            f"planted: cublas library {lib}")
     expect(cublas.get("status") == "answered", f"planted: cublas run {cublas}")
+    cudnn = run_of(doc, "cudnn")
+    lib = cudnn.get("library", {})
+    expect(lib.get("path", "").lower() == CUDNN.lower() and lib.get("found_via") == "PATH",
+           f"planted: cudnn library {lib}")
+    expect(cudnn.get("status") == "answered"
+           and (cudnn.get("version") or {}).get("value") == "9.1.0", f"planted: cudnn run {cudnn}")
+    conv = cudnn.get("computations", [])
+    expect(conv and conv[0].get("name") == "convolution_forward"
+           and conv[0].get("status") == "passed", f"planted: cudnn's convolution {conv}")
+    bad = [f["id"] for f in doc["findings"] if f["id"].startswith(("hardware.", "probe.cuda"))
+           or f["id"] in ("probe.child_failed", "probe.library_not_loaded")]
+    expect(not bad, f"planted: findings {bad}")
 
 
 def crash(wine, exe):
@@ -124,6 +139,15 @@ def crash(wine, exe):
     expect(f and "0xC0000005" in text and "access violation" in text,
            f"crash: probe.child_failed naming the exception {f}")
     expect(rc == 1, f"crash: exit {rc}")
+    rc, doc = doctor_json(wine, exe, ["probe"], {"FAKE_CUDNN_MODE": "segv"})
+    if doc is None:
+        return
+    cudnn = run_of(doc, "cudnn")
+    expect(cudnn.get("status") == "crashed"
+           and (cudnn.get("signal", 0) & 0xFFFFFFFF) == 0xC0000005
+           and "about to dereference NULL" in cudnn.get("stderr_tail", ""),
+           f"crash: cudnn run {cudnn}")
+    expect(run_of(doc, "cuda").get("status") == "answered", "crash: the cuda probe still answers")
 
 
 def stress(wine, exe):
@@ -150,6 +174,7 @@ def examine(wine, work, prefix, exe):
     no_driver(wine, exe)
     build("fake_cuda.c", nvcuda)
     build("fake_cublas.c", host_path(prefix, CUBLAS))
+    build("fake_cudnn.c", host_path(prefix, CUDNN))
     planted(wine, exe)
     crash(wine, exe)
     stress(wine, exe)
