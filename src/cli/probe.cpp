@@ -62,6 +62,9 @@ int run_probe(const ProbeOptions& options) {
   collect::CollectOptions copts = collect_options(target);
   // What the loader model needs to say which copy a framework or program loads, and NVML.
   copts.only = {"environment", "architecture", "linker", "nvml", "python", "cuda", "cudnn"};
+  if (root.os() == platform::OsFamily::windows) {
+    copts.only.emplace_back("os"); // the Windows and system folders, KnownDLLs
+  }
   const kb::KnowledgeBase kb = load_kb(target);
   copts.kb = &kb;
   facts::Facts facts = collect::collect(root, copts);

@@ -52,8 +52,11 @@ int run_stress(const StressOptions& options) {
   target.nvml = collect::NvmlQuery::never; // sampled by the stress run itself
   const platform::SysRoot root = make_root(target);
   collect::CollectOptions copts = collect_options(target);
-  // What the loader model needs to say which libcuda.so.1 a program loads.
+  // What the loader model needs to say which libcuda.so.1 (nvcuda.dll) a program loads.
   copts.only = {"environment", "architecture", "linker", "python", "cuda"};
+  if (root.os() == platform::OsFamily::windows) {
+    copts.only.emplace_back("os"); // the Windows and system folders, KnownDLLs
+  }
   const kb::KnowledgeBase kb = load_kb(target);
   copts.kb = &kb;
   facts::Facts facts = collect::collect(root, copts);

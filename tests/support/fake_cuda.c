@@ -19,22 +19,61 @@
  * flips bit 3 of element 5 of C), "launchsegv" (the first kernel launch segfaults), "launchhang"
  * (the first kernel launch never returns).
  *
- * Built by the integration tests with: gcc -shared -fPIC -Wl,-soname,libcuda.so.1
+ * "initsegv" makes cuInit itself crash (SIGSEGV; on Windows the access violation 0xC0000005).
+ *
+ * Built by the integration tests with: gcc -shared -fPIC -Wl,-soname,libcuda.so.1, and by the
+ * wine tests with x86_64-w64-mingw32-gcc -shared -o nvcuda.dll (tests/windows/test_probe.py): the
+ * few system calls below have a Windows branch each.
  */
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
+#endif
 
 typedef int CUresult;
 typedef int CUdevice;
 typedef void* CUcontext;
 typedef unsigned long long CUdeviceptr;
 typedef unsigned long long u64;
+
+// The crash, the hang, the clock and the arena: the only system-specific calls.
+static void crash(void) {
+#ifdef _WIN32
+  RaiseException(EXCEPTION_ACCESS_VIOLATION, 0, 0, NULL);
+#else
+  raise(SIGSEGV);
+#endif
+}
+
+static void hang(void) {
+  for (;;) {
+#ifdef _WIN32
+    Sleep(1000);
+#else
+    pause();
+#endif
+  }
+}
+
+static void monotonic_now(struct timespec* t) {
+#ifdef _WIN32
+  LARGE_INTEGER f, c;
+  QueryPerformanceFrequency(&f);
+  QueryPerformanceCounter(&c);
+  t->tv_sec = (time_t)(c.QuadPart / f.QuadPart);
+  t->tv_nsec = (long)((c.QuadPart % f.QuadPart) * 1000000000LL / f.QuadPart);
+#else
+  clock_gettime(CLOCK_MONOTONIC, t);
+#endif
+}
 
 static const char* mode(void) {
   const char* m = getenv("FAKE_CUDA_MODE");
@@ -50,6 +89,10 @@ CUresult cuDriverGetVersion(int* v) {
 
 CUresult cuInit(unsigned flags) {
   (void)flags;
+  if (strcmp(mode(), "initsegv") == 0) {
+    fprintf(stderr, "fake libcuda: crash in cuInit\n");
+    crash();
+  }
   if (strcmp(mode(), "nodevice") == 0) {
     return 100;
   }
@@ -138,12 +181,21 @@ static int arena_live;
 
 static int arena_ready(void) {
   if (arena == NULL) {
+#ifdef _WIN32
+    void* p = VirtualAlloc((void*)(size_t)ARENA_BASE, ARENA_SIZE, MEM_RESERVE | MEM_COMMIT,
+                           PAGE_READWRITE);
+    if (p == NULL) {
+      p = VirtualAlloc(NULL, ARENA_SIZE, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+    }
+    arena = p;
+#else
     void* p = mmap((void*)(size_t)ARENA_BASE, ARENA_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if (p == MAP_FAILED) {
       p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     }
     arena = p == MAP_FAILED ? NULL : p;
+#endif
   }
   return arena != NULL;
 }
@@ -220,7 +272,7 @@ CUresult cuEventCreate(void** e, unsigned flags) {
 
 CUresult cuEventRecord(void* e, void* stream) {
   (void)stream;
-  clock_gettime(CLOCK_MONOTONIC, &((FakeEvent*)e)->at);
+  monotonic_now(&((FakeEvent*)e)->at);
   return 0;
 }
 
@@ -354,12 +406,10 @@ CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned
   ++launches;
   if (strcmp(mode(), "launchsegv") == 0) {
     fprintf(stderr, "fake libcuda: segfault in cuLaunchKernel\n");
-    raise(SIGSEGV);
+    crash();
   }
   if (strcmp(mode(), "launchhang") == 0) {
-    for (;;) {
-      pause();
-    }
+    hang();
   }
   const FakeKernel* k = f;
   const int stuck = strcmp(mode(), "stuckbit") == 0;

@@ -15,14 +15,20 @@
  *   "fork"     cudnnGetVersion forks a grandchild that holds the report pipe and sleeps 300 s,
  *              writing its pid to $FAKE_CUDNN_PIDFILE, then answers as "ok".
  *
- * Built by the integration tests with: gcc -shared -fPIC -Wl,-soname,libcudnn.so.9
+ * Built by the integration tests with: gcc -shared -fPIC -Wl,-soname,libcudnn.so.9, and by the
+ * wine tests with x86_64-w64-mingw32-gcc -shared -o cudnn64_9.dll (tests/windows/test_probe.py),
+ * where "killpg" and "fork" answer as "ok" (no process groups, no fork).
  */
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <signal.h>
 #include <unistd.h>
+#endif
 
 typedef int cudnnStatus_t;
 typedef struct {
@@ -49,9 +55,14 @@ size_t cudnnGetVersion(void) {
   }
   if (strcmp(m, "hang") == 0) {
     for (;;) {
+#ifdef _WIN32
+      Sleep(1000);
+#else
       pause();
+#endif
     }
   }
+#ifndef _WIN32
   if (strcmp(m, "killpg") == 0) {
     kill(0, SIGTERM);
     sleep(5);
@@ -71,6 +82,7 @@ size_t cudnnGetVersion(void) {
       }
     }
   }
+#endif
   return 90100;
 }
 

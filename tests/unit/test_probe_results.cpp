@@ -105,6 +105,17 @@ TEST(check_probe_cublas, a_handle_failure_names_the_status) {
   EXPECT_NE(f->message.find("driver API was not probed"), std::string::npos);
 }
 
+TEST(check_probe_children, a_windows_exception_is_named_by_its_code) {
+  facts::ProbeRun crashed = answered("cuda", "C:\\Windows\\System32\\nvcuda.dll");
+  crashed.status = "crashed";
+  crashed.signal = static_cast<std::int32_t>(0xC0000005U); // as GetExitCodeProcess reads it
+  crashed.detail = "the cuda probe was killed by exception 0xC0000005 (access violation)";
+  const auto findings = run_all(with_runs({crashed}));
+  const Finding* f = find_id(findings, ids::k_probe_child_failed);
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(test::has_evidence(*f, "crashed: exception 0xC0000005 (access violation)"));
+}
+
 TEST(check_probe_children, a_crash_a_bad_load_and_a_probe_not_run_each_say_so) {
   facts::ProbeRun crashed = answered("cudnn", "/x/libcudnn.so.9");
   crashed.status = "crashed";
@@ -124,7 +135,7 @@ TEST(check_probe_children, a_crash_a_bad_load_and_a_probe_not_run_each_say_so) {
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->message.find("SIGSEGV"), std::string::npos);
   EXPECT_TRUE(test::has_evidence(*f, "about to dereference NULL"));
-  EXPECT_TRUE(test::has_evidence(*f, "signal 11"));
+  EXPECT_TRUE(test::has_evidence(*f, "crashed: SIGSEGV"));
   f = find_id(findings, ids::k_probe_library_not_loaded);
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->message.find("cannot open shared object file"), std::string::npos);

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include "support/fake_win_fs.hpp"
+
 #include <doctor/loader/windows_frameworks.hpp>
 
 #include <gtest/gtest.h>
@@ -13,44 +15,7 @@ namespace {
 using loader::FoundVia;
 using loader::LibraryRole;
 
-// An in-memory Windows file system: DLLs with PE headers (and import tables) and directories,
-// keyed by the case-folded, backslashed form the model asks with.
-class FakeWinFs final : public loader::FileProbe {
-public:
-  facts::BinaryInfo& dll(const std::string& path,
-                         std::vector<std::string> imports = {"KERNEL32.dll"},
-                         unsigned bits = 64) {
-    auto b = std::make_unique<facts::BinaryInfo>();
-    b->path = path;
-    b->format = "pe";
-    b->bits = bits;
-    b->machine = bits == 64 ? "x64" : "x86";
-    b->needed = std::move(imports);
-    auto& ref = *b;
-    m_files[loader::windows_path_key(path)] = {path, std::move(b)};
-    dir(loader::windows_parent(path));
-    return ref;
-  }
-  void dir(const std::string& path) { m_dirs.insert(loader::windows_path_key(path)); }
-
-  loader::PathState probe(const std::string& key) override {
-    loader::PathState st;
-    if (auto f = m_files.find(key); f != m_files.end()) {
-      st.exists = true;
-      st.real_path = f->second.first;
-      st.binary = f->second.second.get();
-    } else if (m_dirs.count(key) != 0) {
-      st.exists = true;
-      st.is_dir = true;
-      st.real_path = key;
-    }
-    return st;
-  }
-
-private:
-  std::map<std::string, std::pair<std::string, std::unique_ptr<facts::BinaryInfo>>> m_files;
-  std::set<std::string> m_dirs;
-};
+using test::FakeWinFs;
 
 const std::string k_sp = "C:\\venv\\Lib\\site-packages";
 const std::string k_torch_lib = k_sp + "\\torch\\lib";

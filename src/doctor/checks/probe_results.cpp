@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/checks/checks.hpp>
 #include <doctor/checks/helpers.hpp>
+#include <doctor/model/termination.hpp>
 
 // What the isolated probes (`cudnn-doctor probe`, `snapshot --probe`) found when they ran the
 // vendor libraries themselves: a child that crashed, hung or could not load its library, the
@@ -134,10 +135,11 @@ void check_probe_children(const facts::Facts& facts, const kb::KnowledgeBase&, F
     d.subject = run.library.path.empty() ? run.probe : run.library.path;
     d.params = {{"probe", run.probe}, {"library", run.library.path}, {"detail", run.detail}};
     add_library_evidence(run, d);
-    d.evidence.push_back(Evidence{
-        "probe:child",
-        run.status == "crashed" ? fmt::format("{}: signal {}", run.status, run.signal)
-                                : fmt::format("{}: exit status {}", run.status, run.exit_code)});
+    d.evidence.push_back(
+        Evidence{"probe:child",
+                 run.status == "crashed"
+                     ? fmt::format("{}: {}", run.status, facts::termination_name(run.signal))
+                     : fmt::format("{}: exit status {}", run.status, run.exit_code)});
     if (!run.stderr_tail.empty()) {
       d.evidence.push_back(Evidence{"probe:stderr", run.stderr_tail});
     }

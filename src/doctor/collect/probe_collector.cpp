@@ -3,9 +3,12 @@
 #include <doctor/collect/smartctl.hpp>
 #include <doctor/collect/sysroot_probe.hpp>
 #include <doctor/collect/whea.hpp>
+#include <doctor/collect/windows_probe.hpp>
 #include <doctor/loader/analysis.hpp>
 #include <doctor/loader/linux_search.hpp>
+#include <doctor/loader/windows_analysis.hpp>
 #include <doctor/probe/children.hpp>
+#include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
 
@@ -34,12 +37,34 @@ bool is_probe_library(std::string_view probe, std::string_view soname) {
   return soname.starts_with(prefix) && soname.size() > prefix.size();
 }
 
-// The names a program asks for, newest first: cuDNN's majors found on the machine, then 9 and 8.
-std::vector<std::string> default_names(std::string_view probe, const Facts& facts) {
+// Whether the Windows DLL `dll` (a bare name or a path, any case) is the one probe `probe` loads:
+// the driver's nvcuda.dll, cuDNN's dispatcher cudnn64_N.dll (not cudnn_ops64_9.dll), cuBLAS's
+// cublas64_NN.dll (not cublasLt64_12.dll).
+bool is_probe_dll(std::string_view probe, std::string_view dll) {
+  const std::string name = util::to_lower(loader::windows_file_name(dll));
   if (probe == "cuda") {
-    return {"libcuda.so.1"};
+    return name == "nvcuda.dll";
+  }
+  const std::string prefix = probe == "cudnn" ? "cudnn64_" : "cublas64_";
+  if (!name.starts_with(prefix) || !name.ends_with(".dll")) {
+    return false;
+  }
+  const std::string_view digits =
+      std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - 4);
+  return !digits.empty()
+         && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The names a program asks for, newest first: cuDNN's majors found on the machine, then 9 and 8;
+// Linux sonames, or Windows DLL names.
+std::vector<std::string> default_names(std::string_view probe, const Facts& facts, bool windows) {
+  if (probe == "cuda") {
+    return {windows ? "nvcuda.dll" : "libcuda.so.1"};
   }
   if (probe == "cublas") {
+    if (windows) {
+      return {"cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll"};
+    }
     return {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"};
   }
   std::set<unsigned, std::greater<>> majors{9, 8};
@@ -51,7 +76,7 @@ std::vector<std::string> default_names(std::string_view probe, const Facts& fact
   std::vector<std::string> names;
   names.reserve(majors.size());
   for (const unsigned m : majors) {
-    names.push_back(fmt::format("libcudnn.so.{}", m));
+    names.push_back(windows ? fmt::format("cudnn64_{}.dll", m) : fmt::format("libcudnn.so.{}", m));
   }
   return names;
 }
@@ -85,6 +110,24 @@ ProbeLibrary from_resolution(const loader::Resolution& r, const std::string& con
   return lib;
 }
 
+// The first of `names` (never empty) that `resolve` finds, described as loaded by `context`; when
+// none is found, the first name's search, which lists every place considered.
+template<typename Resolve>
+ProbeLibrary
+first_found(const std::vector<std::string>& names, const std::string& context, Resolve resolve) {
+  std::optional<ProbeLibrary> first;
+  for (const std::string& name : names) {
+    ProbeLibrary lib = from_resolution(resolve(name), context);
+    if (!lib.path.empty()) {
+      return lib;
+    }
+    if (!first) {
+      first = std::move(lib);
+    }
+  }
+  return *first;
+}
+
 // A run that did not start a child, and why.
 ProbeRun not_run(std::string_view probe,
                  const ProbeLibrary& lib,
@@ -102,7 +145,38 @@ ProbeRun not_run(std::string_view probe,
   return run;
 }
 
+// The Windows counterpart of choose_probe_library's search: what the first loading context of the
+// Windows model (a framework's own folder such as torch\lib, then a program loading cuDNN and
+// nvcuda.dll by name) loads, else LoadLibraryW by name in a program started with this machine's
+// PATH (KnownDLLs, the application directory, System32, System, Windows, PATH).
+ProbeLibrary choose_probe_dll(std::string_view probe,
+                              const Facts& facts,
+                              const kb::KnowledgeBase& kb,
+                              loader::FileProbe& files) {
+  for (const loader::WindowsLoadContext& ctx : loader::analyse_windows(facts, kb, files)) {
+    for (const loader::WindowsLoadStep& step : ctx.steps) {
+      if (is_probe_dll(probe, step.resolution.name) && step.resolution.chosen
+          && step.resolution.fatal_error == 0) {
+        return from_resolution(step.resolution, ctx.description);
+      }
+    }
+  }
+  const loader::WindowsLoaderConfig config = loader::windows_config_from(facts);
+  return first_found(
+      default_names(probe, facts, true),
+      "a program started with this machine's PATH (LoadLibraryW by name)",
+      [&](const std::string& name) { return loader::resolve_windows(name, {}, config, files); });
+}
+
 } // namespace
+
+std::unique_ptr<loader::FileProbe> probe_file_probe(const platform::SysRoot& root,
+                                                    const Facts& facts) {
+  if (root.os() == platform::OsFamily::windows) {
+    return std::make_unique<WindowsProbe>(root, facts);
+  }
+  return std::make_unique<SysRootProbe>(root);
+}
 
 std::span<const std::string_view> library_probes() {
   return k_library_probes;
@@ -121,6 +195,9 @@ ProbeLibrary choose_probe_library(std::string_view probe,
     lib.context = "named on the command line";
     return lib;
   }
+  if (facts.collection.os_family == "windows") {
+    return choose_probe_dll(probe, facts, kb, files);
+  }
   // What a framework (or another loading context of the model) loads comes first.
   for (const loader::LoadContext& ctx : loader::analyse_linux(facts, kb, files)) {
     for (const loader::LoadStep& step : ctx.steps) {
@@ -130,18 +207,10 @@ ProbeLibrary choose_probe_library(std::string_view probe,
     }
   }
   const loader::LinuxLoaderConfig config = loader::linux_config_from(facts);
-  std::optional<ProbeLibrary> first;
-  for (const std::string& name : default_names(probe, facts)) {
-    ProbeLibrary lib = from_resolution(loader::resolve_linux(name, {}, config, files),
-                                       "a program without RPATH or RUNPATH (the default search)");
-    if (!lib.path.empty()) {
-      return lib;
-    }
-    if (!first) {
-      first = std::move(lib);
-    }
-  }
-  return *first;
+  return first_found(
+      default_names(probe, facts, false),
+      "a program without RPATH or RUNPATH (the default search)",
+      [&](const std::string& name) { return loader::resolve_linux(name, {}, config, files); });
 }
 
 void collect_probes(const platform::SysRoot& root,
@@ -151,19 +220,11 @@ void collect_probes(const platform::SysRoot& root,
                     Facts& facts) {
   facts.probe.ran = true;
   facts.probe.runs.clear();
-  SysRootProbe files(root);
+  const std::unique_ptr<loader::FileProbe> files = probe_file_probe(root, facts);
   for (const std::string_view probe : k_library_probes) {
     const auto o = overrides.find(std::string(probe));
     const std::string override_path = o == overrides.end() ? std::string() : o->second;
-    if (root.os() != platform::OsFamily::linux) {
-      facts.probe.runs.push_back(
-          not_run(probe,
-                  {},
-                  "not_run",
-                  "the driver API, cuDNN and cuBLAS probes are not implemented on Windows yet"));
-      continue;
-    }
-    const ProbeLibrary lib = choose_probe_library(probe, facts, kb, files, override_path);
+    const ProbeLibrary lib = choose_probe_library(probe, facts, kb, *files, override_path);
     if (lib.path.empty()) {
       facts.probe.runs.push_back(
           not_run(probe,

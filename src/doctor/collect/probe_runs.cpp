@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/nvml_report.hpp>
 #include <doctor/collect/probe_runs.hpp>
+#include <doctor/model/termination.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -215,24 +216,6 @@ std::vector<ProbeComputation> computations_from(const Json& j) {
   return out;
 }
 
-// The Linux name of a signal that ended a child (the children run on Linux only, so the numbers
-// are Linux's, whichever host reads the snapshot).
-std::string signal_name(std::int64_t sig) {
-  constexpr std::pair<std::int64_t, std::string_view> k_names[] = {{4, "SIGILL"},
-                                                                   {6, "SIGABRT"},
-                                                                   {7, "SIGBUS"},
-                                                                   {8, "SIGFPE"},
-                                                                   {9, "SIGKILL"},
-                                                                   {11, "SIGSEGV"},
-                                                                   {15, "SIGTERM"}};
-  for (const auto& [number, name] : k_names) {
-    if (number == sig) {
-      return std::string(name);
-    }
-  }
-  return fmt::format("signal {}", sig);
-}
-
 void unknown_answers(ProbeRun& run, const std::string& why) {
   run.version = Fact<std::string>::unknown(why);
   run.runtime_version = Fact<std::string>::unknown(why);
@@ -277,7 +260,7 @@ ProbeRun probe_run_from_report(std::string_view probe,
     return failed("crashed",
                   fmt::format("the {} probe was killed by {} inside {}",
                               probe,
-                              signal_name(result.signal),
+                              facts::termination_name(result.signal),
                               library.path));
   }
   if (!result.exited || result.exit_code != 0 || !result.answered) {

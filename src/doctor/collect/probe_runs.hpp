@@ -8,8 +8,10 @@
 #include <doctor/loader/file_probe.hpp>
 #include <doctor/model/facts.hpp>
 #include <doctor/platform/process.hpp>
+#include <doctor/platform/sysroot.hpp>
 
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,13 +25,21 @@ std::span<const std::string_view> library_probes();
 // Which file probe `probe` loads: the copy the first loading context of the loader model
 // (frameworks, then programs) loads, or else what a program without RPATH or RUNPATH would load
 // by the default search (libcuda.so.1; libcudnn.so.N for each cuDNN major found, newest first,
-// then 9 and 8; libcublas.so.13, 12, 11). `override_path`, when not empty, wins (--lib). None
+// then 9 and 8; libcublas.so.13, 12, 11). For a Windows machine (facts.collection.os_family) the
+// Windows model answers with `files` a probe of Windows path keys (probe_file_probe): a
+// framework's own folder first, then LoadLibraryW by name with the machine's PATH (nvcuda.dll;
+// cudnn64_N.dll; cublas64_13.dll, 12, 11). `override_path`, when not empty, wins (--lib). None
 // found: `path` is empty and `searched` lists every path the search considered.
 facts::ProbeLibrary choose_probe_library(std::string_view probe,
                                          const facts::Facts& facts,
                                          const kb::KnowledgeBase& kb,
                                          loader::FileProbe& files,
                                          const std::string& override_path);
+
+// The file probe choose_probe_library needs for `root`: a WindowsProbe (starting from `facts`'
+// recorded paths) for a Windows machine, a SysRootProbe otherwise.
+std::unique_ptr<loader::FileProbe> probe_file_probe(const platform::SysRoot& root,
+                                                    const facts::Facts& facts);
 
 // Turns what child `probe` printed and how it ended into its facts: a crash, hang or exit
 // without a report keeps the signal or status and the tail of standard error; every value the

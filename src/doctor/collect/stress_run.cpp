@@ -2,7 +2,8 @@
 #include <doctor/collect/nvml_report.hpp>
 #include <doctor/collect/probe_runs.hpp>
 #include <doctor/collect/stress_run.hpp>
-#include <doctor/collect/sysroot_probe.hpp>
+#include <doctor/loader/file_probe.hpp>
+#include <doctor/model/termination.hpp>
 #include <doctor/probe/children.hpp>
 #include <doctor/probe/stress_child.hpp>
 #include <doctor/util/strings.hpp>
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -168,21 +170,6 @@ StressBandwidth bandwidth_from(const Json& b) {
   return out;
 }
 
-std::string signal_text(int sig) {
-  switch (sig) {
-  case 6:
-    return "SIGABRT";
-  case 7:
-    return "SIGBUS";
-  case 9:
-    return "SIGKILL";
-  case 11:
-    return "SIGSEGV";
-  default:
-    return fmt::format("signal {}", sig);
-  }
-}
-
 // Why the tests could not start, from cuInit's result.
 std::string init_failure(const ProbeCall& init, const ProbeLibrary& lib) {
   const std::string where = lib.real_path.empty() || lib.real_path == lib.path
@@ -240,7 +227,7 @@ StressRun stress_run_from_report(const ProbeLibrary& library,
   if (result.signaled) {
     return failed("crashed",
                   fmt::format("the stress child was killed by {} inside {}",
-                              signal_text(result.signal),
+                              facts::termination_name(result.signal),
                               library.path));
   }
   if (!result.exited || result.exit_code != 0 || !result.answered) {
@@ -401,13 +388,8 @@ StressRun run_stress(const platform::SysRoot& root,
   run.level = request.level;
   run.inject = request.inject;
   run.gpu = request.gpu;
-  if (root.os() != platform::OsFamily::linux) {
-    run.status = "not_run";
-    run.detail = "stress is not implemented on Windows yet";
-    return run;
-  }
-  SysRootProbe files(root);
-  run.library = choose_probe_library("cuda", facts, kb, files, request.library_override);
+  const std::unique_ptr<loader::FileProbe> files = probe_file_probe(root, facts);
+  run.library = choose_probe_library("cuda", facts, kb, *files, request.library_override);
   if (run.library.path.empty()) {
     run.status = "not_run";
     run.detail = fmt::format(
@@ -423,7 +405,7 @@ StressRun run_stress(const platform::SysRoot& root,
     return run;
   }
   probe::StressPlan plan;
-  plan.cublas = choose_probe_library("cublas", facts, kb, files, request.cublas_override).path;
+  plan.cublas = choose_probe_library("cublas", facts, kb, *files, request.cublas_override).path;
   plan.level = request.level;
   plan.gpu = request.gpu;
   plan.inject = request.inject;

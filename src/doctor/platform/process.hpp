@@ -22,7 +22,7 @@ struct ProcessResult {
   bool timed_out = false; // killed by us after the time limit
   bool answered = false;  // the output ended with the end-of-answer byte (not kept in `out`)
   std::string out;        // standard output up to the end-of-answer byte, at most max_output
-  std::string err_tail;   // the last max_error_tail bytes of standard error (Linux; else empty)
+  std::string err_tail;   // the last max_error_tail bytes of standard error
 };
 
 struct ProcessOptions {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/host.hpp>
 #include <doctor/probe/cuda_driver.hpp>
 #include <doctor/probe/symbols.hpp>
 #include <doctor/util/strings.hpp>
@@ -78,8 +79,10 @@ start_driver(const CudaDriverTable& t, nlohmann::ordered_json& out, nlohmann::or
 }
 
 tl::expected<DeviceSession, std::string> DeviceSession::open() {
-  // The name the CUDA runtime itself opens: the libcuda.so.1 the process's search finds.
-  auto lib = platform::DynamicLibrary::open("libcuda.so.1");
+  // The name the CUDA runtime itself opens: the libcuda.so.1 (nvcuda.dll, in System32) the
+  // process's search finds.
+  auto lib = platform::DynamicLibrary::open(
+      platform::host_os() == platform::OsFamily::windows ? "nvcuda.dll" : "libcuda.so.1");
   if (!lib) {
     return tl::make_unexpected(fmt::format("the CUDA driver cannot be loaded: {}",
                                            util::sanitize(lib.error().message, 300)));

@@ -6,12 +6,43 @@
 
 #include <windows.h>
 
+#include <string>
 #include <utility>
 
 namespace doctor::platform {
 
+namespace {
+
+// "C:\x", "C:/x", "\\server\share\x".
+bool is_absolute(const std::string& name) {
+  return (name.size() > 2 && name[1] == ':' && (name[2] == '\\' || name[2] == '/'))
+         || name.starts_with("\\\\");
+}
+
+} // namespace
+
+// A library named by its full path (the file the parent's loader model chose) is loaded with its
+// own folder searched for its imports (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR: cudnn64_9.dll's
+// cudnn_graph64_9.dll, cublas64_12.dll's cublasLt64_12.dll) besides the process's default
+// directories, which a confined child narrowed to System32 (platform::confine_child). The folder
+// is also added to those default directories (AddDllDirectory), as a framework adds its own
+// (torch's os.add_dll_directory of torch\lib): a library that opens its siblings by name while it
+// runs (cuDNN 9's sub-libraries, zlibwapi.dll for cuDNN 8) finds them as it would there. A bare
+// name gets the process's default search.
 Expected<DynamicLibrary> DynamicLibrary::open(const std::string& name) {
-  HMODULE handle = LoadLibraryExW(windows::widen(name).c_str(), nullptr, 0);
+  const bool absolute = is_absolute(name);
+  std::wstring wide = windows::widen(name);
+  if (absolute) {
+    for (wchar_t& c : wide) {
+      c = c == L'/' ? L'\\' : c;
+    }
+    if (const std::size_t slash = wide.find_last_of(L'\\'); slash != std::wstring::npos) {
+      (void)AddDllDirectory(wide.substr(0, slash).c_str()); // no folder: the load below says why
+    }
+  }
+  const DWORD flags =
+      absolute ? LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS : 0;
+  HMODULE handle = LoadLibraryExW(wide.c_str(), nullptr, flags);
   if (handle == nullptr) {
     const DWORD code = GetLastError();
     return make_error(

@@ -7,6 +7,7 @@
 #include <windows.h>
 
 #include <algorithm>
+#include <string>
 #include <string_view>
 
 namespace doctor::platform {
@@ -38,6 +39,30 @@ std::wstring quote_argument(const std::wstring& arg) {
   return out;
 }
 
+// Appends what pipe `from` holds now to `into` without blocking, keeping at most the last
+// `max` bytes (plus a cut UTF-8 sequence's worth); false once every writer closed its end.
+bool drain_available(HANDLE from, std::string& into, std::size_t max) {
+  char buffer[4096];
+  for (;;) {
+    DWORD available = 0;
+    if (PeekNamedPipe(from, nullptr, 0, nullptr, &available, nullptr) == 0) {
+      return false;
+    }
+    if (available == 0) {
+      return true;
+    }
+    DWORD got = 0;
+    const DWORD want = std::min<DWORD>(available, static_cast<DWORD>(sizeof buffer));
+    if (ReadFile(from, buffer, want, &got, nullptr) == 0 || got == 0) {
+      return false;
+    }
+    into.append(buffer, got);
+    if (into.size() > 2 * max + 8) {
+      into = tail_of(into, max + 4);
+    }
+  }
+}
+
 } // namespace
 
 // The child's stdout is an anonymous pipe; the parent reads it on this thread with
@@ -46,7 +71,9 @@ std::wstring quote_argument(const std::wstring& arg) {
 // last handle closes: once the answer is in (the end-of-answer byte, or the child's exit), on
 // the time limit, or when the doctor itself dies, the child and all it started end together.
 // Without a console (CREATE_NO_WINDOW) and in a process group of its own, the child cannot reach
-// the doctor with GenerateConsoleCtrlEvent, Windows' counterpart of kill(0, …).
+// the doctor with GenerateConsoleCtrlEvent, Windows' counterpart of kill(0, …). Its standard
+// error, when a tail of it is asked for, is a second pipe polled the same way, so a child that
+// fills it cannot block on it.
 Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
                                     const ProcessOptions& options) {
   if (argv.empty()) {
@@ -59,6 +86,14 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
     return make_error(ErrorCode::io, "CreatePipe failed");
   }
   SetHandleInformation(read_end, HANDLE_FLAG_INHERIT, 0);
+  HANDLE err_read = nullptr;
+  HANDLE err_write = nullptr;
+  if (options.max_error_tail > 0 && CreatePipe(&err_read, &err_write, &sa, 0) != 0) {
+    SetHandleInformation(err_read, HANDLE_FLAG_INHERIT, 0);
+  } else {
+    err_read = nullptr;
+    err_write = nullptr;
+  }
   HANDLE nul = CreateFileW(L"NUL",
                            GENERIC_READ | GENERIC_WRITE,
                            FILE_SHARE_READ | FILE_SHARE_WRITE,
@@ -85,7 +120,7 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
   si.dwFlags = STARTF_USESTDHANDLES;
   si.hStdInput = nul;
   si.hStdOutput = write_end;
-  si.hStdError = nul;
+  si.hStdError = err_write != nullptr ? err_write : nul;
   PROCESS_INFORMATION pi{};
   const std::wstring exe = windows::widen(argv[0]);
   const BOOL ok = CreateProcessW(exe.c_str(),
@@ -100,11 +135,17 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
                                  &pi);
   const DWORD spawn_error = GetLastError();
   CloseHandle(write_end);
+  if (err_write != nullptr) {
+    CloseHandle(err_write);
+  }
   if (nul != INVALID_HANDLE_VALUE) {
     CloseHandle(nul);
   }
   if (ok == 0) {
     CloseHandle(read_end);
+    if (err_read != nullptr) {
+      CloseHandle(err_read);
+    }
     if (job != nullptr) {
       CloseHandle(job);
     }
@@ -121,7 +162,12 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
   char buffer[8192];
   bool pipe_open = true;
   bool exited = false;
+  std::string err;
+  bool err_open = err_read != nullptr;
   while (!exited) {
+    if (err_open) {
+      err_open = drain_available(err_read, err, options.max_error_tail);
+    }
     DWORD available = 0;
     if (pipe_open && !result.answered
         && PeekNamedPipe(read_end, nullptr, 0, nullptr, &available, nullptr) == 0) {
@@ -153,6 +199,10 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
     }
     append_answer(result, std::string_view(buffer, got), options);
   }
+  if (err_open) {
+    drain_available(err_read, err, options.max_error_tail);
+  }
+  result.err_tail = tail_of(err, options.max_error_tail);
   if (job != nullptr) {
     TerminateJobObject(job, 1);
   }
@@ -176,6 +226,9 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
   CloseHandle(pi.hThread);
   CloseHandle(pi.hProcess);
   CloseHandle(read_end);
+  if (err_read != nullptr) {
+    CloseHandle(err_read);
+  }
   if (job != nullptr) {
     CloseHandle(job);
   }
