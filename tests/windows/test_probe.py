@@ -13,7 +13,9 @@ children must load the planted copies, chosen by the Windows loader model (found
 PATH), and cuDNN's convolution must be checked; a cuInit that crashes (FAKE_CUDA_MODE=initsegv)
 and a cudnnGetVersion that dereferences NULL (FAKE_CUDNN_MODE=segv) must become
 probe.child_failed naming the access violation 0xC0000005; `stress --level quick` must complete
-on the stand-in and `--inject-fault gemm` must be caught (hardware.gemm_mismatch).
+on the stand-in and `--inject-fault gemm` must be caught (hardware.gemm_mismatch). Last, NVML's
+stand-in (fake_nvml.c) as nvml.dll in System32 with an overclocked card that throttles must give
+hardware.gpu_overclocked and hardware.gpu_throttling, as on Linux.
 Exits 125 (skip) without wine or mingw-w64.
 """
 import json
@@ -35,7 +37,8 @@ CUDNN = CUDNN_BIN + r"\cudnn64_9.dll"
 # debugger on an unhandled exception even in a process with SEM_NOGPFAULTERRORBOX (which
 # platform::confine_child sets, and which keeps Windows' own error reporting from holding the
 # child), so a crashed child would wait there until the time limit.
-OVERRIDES = "mscoree,mshtml=;nvcuda,cudnn64_9,cublas64_12=n;winedbg.exe=d"
+OVERRIDES = "mscoree,mshtml=;nvcuda,nvml,cudnn64_9,cublas64_12=n;winedbg.exe=d"
+NVML = r"C:\windows\system32\nvml.dll"
 
 failures = []
 
@@ -166,6 +169,19 @@ def stress(wine, exe):
            f"stress --inject-fault gemm: exit {rc}, findings {doc['findings']}")
 
 
+def odd_telemetry(wine, exe):
+    # NVML's stand-in as nvml.dll: an overclocked card that throttles is judged as on Linux.
+    rc, doc = doctor_json(wine, exe, ["probe"], {"FAKE_NVML_MODE": "overclock,throttle"})
+    if doc is None:
+        return
+    ids = sorted(f["id"] for f in doc["findings"] if f["id"].startswith("hardware."))
+    expect(ids == ["hardware.gpu_overclocked", "hardware.gpu_throttling"],
+           f"telemetry: hardware findings {ids}")
+    over = findings(doc, "hardware.gpu_overclocked")
+    expect(over and "power limit 800 W, default 700 W" in over[0]["message"],
+           f"telemetry: overclock message {over}")
+
+
 def examine(wine, work, prefix, exe):
     nvcuda = host_path(prefix, NVCUDA)
     if os.path.exists(nvcuda):
@@ -178,6 +194,8 @@ def examine(wine, work, prefix, exe):
     planted(wine, exe)
     crash(wine, exe)
     stress(wine, exe)
+    build("fake_nvml.c", host_path(prefix, NVML))
+    odd_telemetry(wine, exe)
     return None
 
 
