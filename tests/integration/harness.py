@@ -53,6 +53,18 @@ def expect_contains(text, needle):
     expect(needle in text, f"expected to find {needle!r} in:\n{text[:4000]}")
 
 
+def finding_ids(doc):
+    """The ids of a JSON report's findings, in order."""
+    return [f["id"] for f in doc["findings"]]
+
+
+def only_finding(doc, fid):
+    """The one finding `fid` of a JSON report (a failure unless it is there exactly once)."""
+    found = [f for f in doc["findings"] if f["id"] == fid]
+    expect(len(found) == 1, f"{fid} not once in {finding_ids(doc)}")
+    return found[0]
+
+
 def validate(instance, schema_file):
     import jsonschema
     schema = json.load(open(os.path.join(SOURCE, "docs", schema_file)))

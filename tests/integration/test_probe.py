@@ -66,14 +66,8 @@ def run_of(doc, name):
     return runs[0]
 
 
-def ids(doc):
-    return [f["id"] for f in doc["findings"]]
-
-
-def finding(doc, fid):
-    f = [x for x in doc["findings"] if x["id"] == fid]
-    expect(len(f) == 1, f"{fid} not once in {ids(doc)}")
-    return f[0]
+ids = h.finding_ids
+finding = h.only_finding
 
 
 @test

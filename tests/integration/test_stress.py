@@ -55,14 +55,8 @@ def stress(*args, mode="ok", lib=None, env=None):
     return r, doc
 
 
-def ids(doc):
-    return [f["id"] for f in doc["findings"]]
-
-
-def finding(doc, fid):
-    found = [f for f in doc["findings"] if f["id"] == fid]
-    expect(len(found) == 1, f"{fid} not once in {ids(doc)}")
-    return found[0]
+ids = h.finding_ids
+finding = h.only_finding
 
 
 @test
