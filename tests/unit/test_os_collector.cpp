@@ -3,9 +3,14 @@
 
 #include <doctor/collect/collect.hpp>
 #include <doctor/collect/nvml_report.hpp>
+#include <doctor/util/time.hpp>
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <optional>
 #include <string>
 
 namespace doctor {
@@ -268,6 +273,43 @@ TEST(nvml_probe, the_child_is_skipped_only_where_no_driver_can_answer) {
     u.write(sign, "");
     EXPECT_FALSE(collect::nvml_cannot_answer(u.sysroot())) << sign;
   }
+}
+
+// The collection's time is UTC in any time zone: "CST-8" (a POSIX TZ string, no zone database
+// needed) is China's, where a local time written with a "Z" is eight hours ahead.
+TEST(collection_info, collected_at_is_utc_in_any_time_zone) {
+  const char* before = std::getenv("TZ");
+  const std::optional<std::string> saved =
+      before ? std::optional<std::string>(before) : std::nullopt;
+  ::setenv("TZ", "CST-8", 1);
+  ::tzset();
+  test::TempDir t;
+  collect::CollectOptions options;
+  options.only = {"environment"};
+  const auto start = std::chrono::system_clock::now();
+  const Facts f = collect::collect(t.sysroot(), options);
+  const auto end = std::chrono::system_clock::now();
+  if (saved) {
+    ::setenv("TZ", saved->c_str(), 1);
+  } else {
+    ::unsetenv("TZ");
+  }
+  ::tzset();
+  const std::string& at = f.collection.collected_at;
+  ASSERT_EQ(at.size(), 20U) << at;
+  ASSERT_EQ(at.back(), 'Z') << at;
+  const auto seconds = [](std::chrono::system_clock::time_point tp) {
+    return std::chrono::duration_cast<std::chrono::seconds>(tp.time_since_epoch()).count();
+  };
+  const auto parsed = util::utc_usec(std::stoll(at.substr(0, 4)),
+                                     static_cast<unsigned>(std::stoul(at.substr(5, 2))),
+                                     static_cast<unsigned>(std::stoul(at.substr(8, 2))),
+                                     static_cast<unsigned>(std::stoul(at.substr(11, 2))),
+                                     static_cast<unsigned>(std::stoul(at.substr(14, 2))),
+                                     static_cast<unsigned>(std::stoul(at.substr(17, 2))));
+  ASSERT_TRUE(parsed.has_value()) << at;
+  EXPECT_GE(*parsed / 1'000'000, seconds(start) - 1) << at;
+  EXPECT_LE(*parsed / 1'000'000, seconds(end)) << at;
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/collect/collect.hpp>
 #include <doctor/collect/windows/windows_collectors.hpp>
+#include <doctor/util/time.hpp>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -87,10 +87,13 @@ bool wanted(const Collector& c, const CollectOptions& options) {
          || std::find(options.only.begin(), options.only.end(), c.name) != options.only.end();
 }
 
+// UTC whatever the process's time zone: fmt 9 formats a system_clock time_point in local time
+// (it read TZ and /etc/localtime), which put a Shanghai machine's "Z" eight hours ahead.
 std::string now_utc() {
-  const auto now = std::chrono::system_clock::now();
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     std::chrono::time_point_cast<std::chrono::seconds>(now));
+  const auto now =
+      std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+  return util::iso_utc(
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count());
 }
 
 } // namespace
