@@ -487,6 +487,23 @@ TEST(linux_search, empty_ld_library_path_entry_is_the_current_directory) {
   EXPECT_TRUE(noted);
 }
 
+// LD_LIBRARY_PATH= is no list (glibc's _dl_init_paths skips an empty value), while
+// LD_LIBRARY_PATH=: is one of two empty entries, each the current directory.
+TEST(linux_search, an_empty_ld_library_path_is_not_set) {
+  FakeFs fs;
+  facts::Facts f;
+  f.environment["LD_LIBRARY_PATH"] = "";
+  const auto empty = loader::resolve_linux("libx.so", {}, loader::linux_config_from(f), fs);
+  ASSERT_FALSE(empty.steps.empty());
+  EXPECT_EQ(empty.steps.front().via, FoundVia::ld_library_path);
+  EXPECT_EQ(empty.steps.front().outcome, "not set");
+  f.environment["LD_LIBRARY_PATH"] = ":";
+  const auto colon = loader::resolve_linux("libx.so", {}, loader::linux_config_from(f), fs);
+  ASSERT_FALSE(colon.steps.empty());
+  EXPECT_NE(colon.steps.front().outcome.find("current directory"), std::string::npos)
+      << colon.steps.front().outcome;
+}
+
 TEST(linux_search, a_name_with_a_slash_is_opened_as_given) {
   FakeFs fs;
   fs.file("/opt/lib/libcudnn.so.9");

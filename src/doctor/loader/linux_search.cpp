@@ -943,7 +943,11 @@ LinuxLoaderConfig linux_config_from(const facts::Facts& facts) {
 LinuxLoaderConfig linux_config_from(const facts::Facts& facts,
                                     std::optional<std::vector<facts::LdCacheEntry>> cache) {
   LinuxLoaderConfig c;
-  if (const auto it = facts.environment.find("LD_LIBRARY_PATH"); it != facts.environment.end()) {
+  // An empty LD_LIBRARY_PATH is no list at all: glibc's _dl_init_paths (elf/dl-load.c) takes
+  // one only if `llp != NULL && *llp != '\0'` (checked with dlopen: LD_LIBRARY_PATH= does not
+  // search the current directory, LD_LIBRARY_PATH=: does).
+  if (const auto it = facts.environment.find("LD_LIBRARY_PATH");
+      it != facts.environment.end() && !it->second.empty()) {
     c.ld_library_path = it->second;
     c.ld_library_path_set = true;
   }
