@@ -167,7 +167,7 @@ platform::SysRoot make_root(const TargetOptions& target) {
   return platform::open_tree_root(sysroot, platform::Environment(*assignments));
 }
 
-collect::CollectOptions collect_options(const TargetOptions& target) {
+collect::CollectOptions collect_options(const TargetOptions& target, bool children) {
   collect::CollectOptions options;
   options.tool_version = DOCTOR_VERSION;
   options.sysroot_label = target.sysroot.empty() ? "/" : target.sysroot;
@@ -176,8 +176,10 @@ collect::CollectOptions collect_options(const TargetOptions& target) {
   options.use_hash_cache = !target.no_cache;
   options.probe_timeout =
       std::chrono::milliseconds(static_cast<long long>(target.probe_timeout * 1000.0));
-  if (auto self = platform::current_executable()) {
-    options.self_executable = *self;
+  if (children) {
+    if (auto self = platform::current_executable()) {
+      options.self_executable = *self;
+    }
   }
   return options;
 }

@@ -30,8 +30,9 @@ kb::KnowledgeBase load_kb(const TargetOptions& target, std::initializer_list<KbP
 platform::SysRoot make_root(const TargetOptions& target);
 
 // Collection settings from the command line (NVML, probe timeout, --verify, the doctor's own
-// executable for probe children).
-collect::CollectOptions collect_options(const TargetOptions& target);
+// executable for probe children). Without `children` the collection starts no child (NVML,
+// probe, stress), and the doctor's own executable is not looked up.
+collect::CollectOptions collect_options(const TargetOptions& target, bool children = true);
 
 // The machine or --sysroot tree that `target` names, opened, with its slow collectors (the NVML
 // child) already running: make it before loading the knowledge base, so that the two overlap.

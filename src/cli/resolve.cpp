@@ -136,7 +136,8 @@ int run_resolve(const ResolveOptions& options) {
     return run_resolve_windows(options, false, facts, probe);
   }
   const platform::SysRoot root = make_root(target);
-  collect::CollectOptions copts = collect_options(target);
+  // Resolving starts no child: the NVML one is off (above), and nothing else here asks for one.
+  collect::CollectOptions copts = collect_options(target, false);
   if (root.os() == platform::OsFamily::windows) {
     copts.only = windows_resolve_collectors(options.tree);
     if (!options.python.empty()) {
@@ -163,12 +164,13 @@ int run_resolve(const ResolveOptions& options) {
     if (options.output.format == report::Format::json) {
       throw CommandError{k_exit_usage, "--tree prints text only; drop --format json"};
     }
-    // A tree reads of each library it meets only what ld.so reads (SysRootProbe::Depth::loader);
-    // the file named here is read as every other answer reads a file, so that its verdict
-    // (unreadable, not regular, not ELF, or beyond the doctor's own resources) is theirs.
+    // A tree reads of each library it meets only what ld.so reads (SysRootProbe::Depth::loader),
+    // the file named here too: a file that read cannot take (unreadable, not ELF, an odd layout)
+    // is read whole, as every other answer reads a file, so that its verdict (unreadable, not
+    // regular, not ELF, or beyond the doctor's own resources) is theirs.
     TreeWalk walk(root, std::move(facts));
     const std::string path = as_inner_path(root, options.name);
-    const loader::PathState st = walk.probe.probe_whole(path);
+    const loader::PathState st = walk.probe.probe(path);
     if (st.exists && st.binary != nullptr && !st.binary->read_error.empty()) {
       // Unreadable is its own answer; out of memory or descriptors is the doctor's failure.
       throw CommandError{st.binary->read_error == "resource" ? k_exit_internal : k_exit_usage,

@@ -29,19 +29,10 @@ SysRootProbe::binary(const std::string& real_path, const platform::FileStat* st,
 }
 
 loader::PathState SysRootProbe::probe(const std::string& path) {
-  return probe(path, m_depth);
-}
-
-loader::PathState SysRootProbe::probe_whole(const std::string& path) {
-  return probe(path, Depth::everything);
-}
-
-loader::PathState SysRootProbe::probe(const std::string& path, Depth depth) {
   auto it = m_probed.find(path);
   std::optional<platform::FileStat> target; // of a regular file met now: what read_binary reads
   if (it == m_probed.end()) {
-    facts::ProbedPath p;
-    p.path = path;
+    Look p;
     auto lst = m_root.lstat_resolved(path);
     if (lst) {
       p.kind = std::string(platform::to_string(lst->stat.kind));
@@ -49,16 +40,16 @@ loader::PathState SysRootProbe::probe(const std::string& path, Depth depth) {
       auto real = lst->real_path.empty() ? m_root.resolve(path)
                                          : Expected<std::string>(std::move(lst->real_path));
       if (real) {
-        p.real_path = *real;
+        p.real_path = std::move(*real);
         // Only a link needs a second look, at the file it leads to (whose folder resolve() has
         // just seen): for anything else, what lstat saw is what stat sees.
         auto st = lst->stat.kind == platform::FileKind::symlink
-                      ? m_root.lstat(*real)
+                      ? m_root.lstat(p.real_path)
                       : Expected<platform::FileStat>(lst->stat);
         if (st) {
           p.exists = true;
           p.kind = std::string(platform::to_string(st->kind));
-          p.mode = fmt::format("{:04o}", st->mode & 07777U);
+          p.mode = st->mode & 07777U;
           p.uid = st->uid;
           p.gid = st->gid;
           target = *st;
@@ -67,14 +58,14 @@ loader::PathState SysRootProbe::probe(const std::string& path, Depth depth) {
     }
     it = m_probed.emplace(path, std::move(p)).first;
   }
-  const facts::ProbedPath& p = it->second;
+  const Look& p = it->second;
   loader::PathState out;
   out.exists = p.exists;
   out.is_dir = p.kind == "directory";
   out.kind = p.exists ? p.kind : std::string();
   out.real_path = p.real_path;
   if (p.exists && p.kind == "regular") {
-    out.binary = binary(p.real_path, target ? &*target : nullptr, depth);
+    out.binary = binary(p.real_path, target ? &*target : nullptr, m_depth);
   }
   return out;
 }
@@ -82,8 +73,18 @@ loader::PathState SysRootProbe::probe(const std::string& path, Depth depth) {
 std::vector<facts::ProbedPath> SysRootProbe::probed() const {
   std::vector<facts::ProbedPath> out;
   out.reserve(m_probed.size());
-  for (const auto& [path, p] : m_probed) {
-    out.push_back(p);
+  for (const auto& [path, look] : m_probed) {
+    facts::ProbedPath p;
+    p.path = path;
+    p.exists = look.exists;
+    p.kind = look.kind;
+    p.real_path = look.real_path;
+    if (look.exists) {
+      p.mode = fmt::format("{:04o}", look.mode);
+      p.uid = look.uid;
+      p.gid = look.gid;
+    }
+    out.push_back(std::move(p));
   }
   std::sort(out.begin(), out.end(), [](const facts::ProbedPath& a, const facts::ProbedPath& b) {
     return a.path < b.path;

@@ -5,6 +5,7 @@
 #include <doctor/model/facts.hpp>
 #include <doctor/platform/sysroot.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -23,8 +24,6 @@ public:
 
   explicit SysRootProbe(const platform::SysRoot& root, Depth depth = Depth::everything);
   loader::PathState probe(const std::string& path) override;
-  // probe(), reading a binary found there as Depth::everything does whatever the probe's depth.
-  loader::PathState probe_whole(const std::string& path);
 
   // Returns the binary read for canonical `real_path` (reading it if needed), or nullptr.
   const facts::BinaryInfo* binary(const std::string& real_path);
@@ -38,11 +37,20 @@ private:
   // binary(), for a file whose status is known, read to `depth`.
   const facts::BinaryInfo*
   binary(const std::string& real_path, const platform::FileStat* st, Depth depth);
-  loader::PathState probe(const std::string& path, Depth depth);
 
   const platform::SysRoot& m_root;
   Depth m_depth;
-  std::unordered_map<std::string, facts::ProbedPath> m_probed;
+  // What a look found (facts::ProbedPath without the path, which is the key, and with the mode
+  // as a number: the records of a tree's thousands of looks are written out only for a snapshot).
+  struct Look {
+    bool exists = false;
+    std::string kind;
+    std::string real_path;
+    std::uint32_t mode = 0;
+    std::uint32_t uid = 0;
+    std::uint32_t gid = 0;
+  };
+  std::unordered_map<std::string, Look> m_probed;
   std::unordered_map<std::string, std::unique_ptr<facts::BinaryInfo>> m_binaries;
 };
 

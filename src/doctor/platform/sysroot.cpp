@@ -271,22 +271,38 @@ Expected<FileStat> SysRoot::lstat(std::string_view inner) const {
 // resolve() of a normalised path walks its folder exactly as lstat() does, then lstat()s the last
 // component: unless that is a link, the canonical path is the folder's joined with the name.
 Expected<SysRoot::LinkStatus> SysRoot::lstat_resolved(std::string_view inner) const {
-  const std::string normal = util::normalize_path(inner);
+  // A search's paths are mostly normal already: then no copy is made.
+  std::string normalized;
+  std::string_view normal = inner;
+  if (!util::is_normal_path(inner)) {
+    normalized = util::normalize_path(inner);
+    normal = normalized;
+  }
   if (normal == "/") {
     auto st = lstat_path(m_root);
     if (!st) {
       return tl::unexpected(st.error());
     }
-    return LinkStatus{*st, inner == normal ? normal : std::string()};
+    return LinkStatus{*st, inner == normal ? std::string(normal) : std::string()};
   }
   // `normal` is normalised: its folder is what comes before its last '/'.
   const std::size_t slash = normal.rfind('/');
-  auto dir = resolve_as(
-      slash == 0 ? std::string_view("/") : std::string_view(normal).substr(0, slash), true);
-  if (!dir) {
-    return tl::unexpected(dir.error());
+  const std::string_view folder = slash == 0 ? std::string_view("/") : normal.substr(0, slash);
+  const std::string_view name = normal.substr(slash + 1);
+  // The real path is built in one string: the folder's canonical path (from the cache of
+  // folders, or walked), then the name.
+  std::string real;
+  if (!cached_folder(folder, name.size() + 1, real)) {
+    auto dir = resolve_as(folder, true);
+    if (!dir) {
+      return tl::unexpected(dir.error());
+    }
+    real = std::move(*dir);
   }
-  std::string real = util::join_path(*dir, std::string_view(normal).substr(slash + 1));
+  if (real.empty() || real.back() != '/') {
+    real += '/';
+  }
+  real += name;
   // On the live Linux machine the canonical inner path is the host path.
   auto st = m_host_is_inner ? lstat_utf8(real) : lstat_path(host_path(real));
   if (!st) {
@@ -298,6 +314,17 @@ Expected<SysRoot::LinkStatus> SysRoot::lstat_resolved(std::string_view inner) co
     real.clear();
   }
   return LinkStatus{*st, std::move(real)};
+}
+
+bool SysRoot::cached_folder(std::string_view inner, std::size_t extra, std::string& out) const {
+  const std::lock_guard lock(m_components->mutex);
+  const auto it = m_components->folders.find(inner);
+  if (it == m_components->folders.end()) {
+    return false;
+  }
+  out.reserve(it->second.size() + extra);
+  out = it->second;
+  return true;
 }
 
 Expected<FileStat> SysRoot::stat(std::string_view inner) const {

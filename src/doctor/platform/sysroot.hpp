@@ -118,6 +118,9 @@ private:
   // resolve(); with `directory`, the last component too is remembered in m_components (it is
   // the folder of a file being looked up).
   Expected<std::string> resolve_as(std::string_view inner, bool directory) const;
+  // The canonical path of folder `inner` if resolve_as(inner, true) has it cached, copied into
+  // `out` with room for `extra` more bytes; false if it is not cached.
+  bool cached_folder(std::string_view inner, std::size_t extra, std::string& out) const;
   // resolve_as() without the cache of folders.
   Expected<std::string> walk(std::string_view inner, bool directory) const;
 

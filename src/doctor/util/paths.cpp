@@ -44,11 +44,8 @@ bool is_within(std::string_view path, std::string_view dir) {
          || (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
 }
 
-namespace {
-
-// Whether normalize_path() would return `path` as it is: "/" or absolute, without empty, "." or
-// ".." components and without a trailing '/'. Most paths the loader model builds already are.
-bool is_normal(std::string_view path) {
+// Most paths the loader model builds already are normal.
+bool is_normal_path(std::string_view path) {
   if (path == "/") {
     return true;
   }
@@ -66,12 +63,10 @@ bool is_normal(std::string_view path) {
   return true;
 }
 
-} // namespace
-
 // One pass, building the result in place: it runs for every line of every package record, so
 // it must not allocate per component.
 std::string normalize_path(std::string_view path) {
-  if (is_normal(path)) {
+  if (is_normal_path(path)) {
     return std::string(path);
   }
   std::string out;

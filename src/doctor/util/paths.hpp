@@ -22,6 +22,10 @@ std::string_view file_name(std::string_view path);
 // is not; everything is within "/").
 bool is_within(std::string_view path, std::string_view dir);
 
+// Whether normalize_path() would return `path` unchanged: "/" or absolute, without empty, "." or
+// ".." components and without a trailing '/'.
+bool is_normal_path(std::string_view path);
+
 // Normalises an inner path lexically: collapses "//", removes "." and resolves ".." without
 // climbing above "/". Relative paths are taken relative to "/".
 std::string normalize_path(std::string_view path);

@@ -112,6 +112,31 @@ enum class LibcPart { architecture, glibc_version };
 void collect_libc(const platform::SysRoot& root, OsInfo& os, LibcPart part) {
   ReadFailure failure; // why a libc.so.6 that is there could not be read
   for (const LibcCandidate& c : k_libc_candidates) {
+    if (part == LibcPart::architecture) {
+      // The ELF header alone: 20 bytes read where a mapping of the whole file would cost a
+      // mapping, a page fault and an unmapping (every `resolve` asks).
+      auto real = root.resolve(c.path);
+      auto file = real ? root.open_resolved(*real)
+                       : Expected<platform::InputFile>(tl::unexpected(real.error()));
+      if (!file) {
+        failure.note(file.error());
+        continue;
+      }
+      if (file->stat().size > k_max_libc) {
+        continue;
+      }
+      std::string head(64, '\0');
+      const auto n = file->read_at(0, head.data(), head.size());
+      head.resize(n ? *n : 0);
+      const std::string source = fmt::format("file:{}", c.path);
+      const std::string arch = arch_from_elf(head);
+      if (!arch.empty()) {
+        os.architecture = Fact<std::string>::known(arch, source + " (ELF header)");
+      } else if (c.arch[0] != '\0') {
+        os.architecture = Fact<std::string>::known(c.arch, source + " (directory name)");
+      }
+      return;
+    }
     // Mapped, not read: the release string sits near the middle of a 2 MB file, and only the
     // pages the search passes are touched.
     auto mapped = root.map_file(c.path);
@@ -124,15 +149,6 @@ void collect_libc(const platform::SysRoot& root, OsInfo& os, LibcPart part) {
     }
     const std::string_view data = mapped->data();
     const std::string source = fmt::format("file:{}", c.path);
-    if (part == LibcPart::architecture) {
-      const std::string arch = arch_from_elf(data);
-      if (!arch.empty()) {
-        os.architecture = Fact<std::string>::known(arch, source + " (ELF header)");
-      } else if (c.arch[0] != '\0') {
-        os.architecture = Fact<std::string>::known(c.arch, source + " (directory name)");
-      }
-      return;
-    }
     if (auto v = glibc_version_from(data)) {
       os.glibc_version = Fact<Version>::known(*v, source);
     } else {
