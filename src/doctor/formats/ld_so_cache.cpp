@@ -26,6 +26,22 @@ constexpr std::size_t k_max_string = 4096;
 // Visits the `nlibs` records of the table at `table` in `r`, `entry` bytes each (flags, key,
 // value, and the hwcap at `hwcap_at` when it is not 0), their string offsets counted from
 // `strings`; each string NUL-terminated within the file and k_max_string.
+// The NUL-terminated string at `offset` of `data`, its NUL within k_max_string bytes; nullopt
+// otherwise.
+std::optional<std::string_view> cache_string(std::string_view data, std::uint64_t offset) {
+  if (offset >= data.size()) {
+    return std::nullopt;
+  }
+  const char* p = data.data() + offset;
+  const auto room =
+      static_cast<std::size_t>(std::min<std::uint64_t>(data.size() - offset, k_max_string));
+  const void* nul = std::memchr(p, '\0', room);
+  if (nul == nullptr) {
+    return std::nullopt;
+  }
+  return std::string_view(p, static_cast<std::size_t>(static_cast<const char*>(nul) - p));
+}
+
 Expected<std::size_t> visit_table(const ByteReader& r,
                                   std::size_t table,
                                   std::size_t entry,
@@ -33,20 +49,20 @@ Expected<std::size_t> visit_table(const ByteReader& r,
                                   std::size_t strings,
                                   std::uint32_t nlibs,
                                   const LdCacheVisitor& visit) {
+  // The caller checked that the whole table lies inside the data: each field is read as it is.
+  const std::string_view data = r.data();
+  LdCacheView rec;
+  rec.count = nlibs;
   for (std::uint32_t i = 0; i < nlibs; ++i) {
     const std::size_t at = table + std::size_t{i} * entry;
-    std::uint32_t flags = 0;
-    std::uint32_t key = 0;
-    std::uint32_t value = 0;
-    LdCacheView rec;
-    r.read(at, flags);
-    r.read(at + 4, key);
-    r.read(at + 8, value);
+    const std::uint32_t flags = r.u32(at);
+    const std::uint32_t key = r.u32(at + 4);
+    const std::uint32_t value = r.u32(at + 8);
     if (hwcap_at != 0) {
-      r.read(at + hwcap_at, rec.hwcap);
+      rec.hwcap = r.u64(at + hwcap_at);
     }
-    const auto name = r.c_string(strings + key, k_max_string);
-    const auto path = r.c_string(strings + value, k_max_string);
+    const auto name = cache_string(data, std::uint64_t{strings} + key);
+    const auto path = cache_string(data, std::uint64_t{strings} + value);
     if (!name || !path) {
       return make_error(ErrorCode::parse,
                         fmt::format("ld.so.cache: entry {} points outside the file", i));
@@ -54,7 +70,6 @@ Expected<std::size_t> visit_table(const ByteReader& r,
     rec.name = *name;
     rec.path = *path;
     rec.flags = static_cast<std::int32_t>(flags);
-    rec.count = nlibs;
     visit(rec);
   }
   return nlibs;
