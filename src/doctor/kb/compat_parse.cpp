@@ -20,10 +20,20 @@ namespace {
 constexpr std::array<std::string_view, 4> k_kinds = {
     "cuda_drivers", "cudnn_releases", "frameworks", "gpus"};
 
-const std::set<std::string, std::less<>> k_frameworks = {
-    "torch", "tensorflow", "jax", "paddle", "onnxruntime"};
-const std::set<std::string, std::less<>> k_branch_kinds = {"", "LTS", "PB", "NFB"};
-const std::set<std::string, std::less<>> k_managers = {"pip", "conda"};
+// The allowed values, each set built on first use (not at every start of the program).
+const std::set<std::string, std::less<>>& frameworks_set() {
+  static const std::set<std::string, std::less<>> k_set = {
+      "torch", "tensorflow", "jax", "paddle", "onnxruntime"};
+  return k_set;
+}
+const std::set<std::string, std::less<>>& branch_kinds_set() {
+  static const std::set<std::string, std::less<>> k_set = {"", "LTS", "PB", "NFB"};
+  return k_set;
+}
+const std::set<std::string, std::less<>>& managers_set() {
+  static const std::set<std::string, std::less<>> k_set = {"pip", "conda"};
+  return k_set;
+}
 
 // Branch numbers, CUDA majors: anything larger is a typo.
 constexpr std::uint64_t k_max_number = 100000;
@@ -162,7 +172,7 @@ void CompatParser::cuda_drivers(JsonView doc, const std::string& file, CompatTab
       }
     }
     r.kind = row.optional_text("kind");
-    if (k_branch_kinds.count(r.kind) == 0) {
+    if (branch_kinds_set().count(r.kind) == 0) {
       row.fail("\"kind\" must be LTS, PB or NFB");
     }
     r.max_cuda = version_field(row, "max_cuda");
@@ -217,7 +227,7 @@ void CompatParser::cudnn_releases(JsonView doc, const std::string& file, CompatT
     row.only({"manager", "name", "cuda_major", "version", "source"});
     CudnnPackageRow r;
     r.manager = row.text("manager");
-    if (k_managers.count(r.manager) == 0) {
+    if (managers_set().count(r.manager) == 0) {
       row.fail("\"manager\" must be pip or conda");
     }
     r.name = row.text("name");
@@ -250,7 +260,7 @@ void CompatParser::frameworks(JsonView doc, const std::string& file, CompatTable
               "source"});
     FrameworkBuildRow r;
     r.framework = row.text("framework");
-    if (k_frameworks.count(r.framework) == 0) {
+    if (frameworks_set().count(r.framework) == 0) {
       row.fail(fmt::format("unknown framework \"{}\"", r.framework));
     }
     r.versions = range_field(row, "versions");

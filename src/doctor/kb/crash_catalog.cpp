@@ -20,21 +20,34 @@ constexpr std::uint32_t k_extended_flag = 0x10000000U;
 constexpr unsigned k_max_xid = 1023;
 constexpr std::size_t k_max_params = 4;
 
-const std::set<std::string, std::less<>> k_categories = {"application",
-                                                         "driver",
-                                                         "memory",
-                                                         "bus_power",
-                                                         "thermal",
-                                                         "nvlink",
-                                                         "gsp",
-                                                         "firmware",
-                                                         "informational",
-                                                         "video"};
-const std::set<std::string, std::less<>> k_legacy_causes = {
-    "HW", "DRV", "APP", "SYSMEM", "BUS", "THERM", "FB"};
-const std::set<std::string, std::less<>> k_points_at = {
-    "gpu_driver", "driver", "hardware", "power", "live_dump", "manual", "other"};
-const std::set<std::string, std::less<>> k_module_kinds = {"user", "kernel"};
+// The allowed values, each set built on first use (not at every start of the program).
+const std::set<std::string, std::less<>>& categories_set() {
+  static const std::set<std::string, std::less<>> k_set = {"application",
+                                                           "driver",
+                                                           "memory",
+                                                           "bus_power",
+                                                           "thermal",
+                                                           "nvlink",
+                                                           "gsp",
+                                                           "firmware",
+                                                           "informational",
+                                                           "video"};
+  return k_set;
+}
+const std::set<std::string, std::less<>>& legacy_causes_set() {
+  static const std::set<std::string, std::less<>> k_set = {
+      "HW", "DRV", "APP", "SYSMEM", "BUS", "THERM", "FB"};
+  return k_set;
+}
+const std::set<std::string, std::less<>>& points_at_set() {
+  static const std::set<std::string, std::less<>> k_set = {
+      "gpu_driver", "driver", "hardware", "power", "live_dump", "manual", "other"};
+  return k_set;
+}
+const std::set<std::string, std::less<>>& module_kinds_set() {
+  static const std::set<std::string, std::less<>> k_set = {"user", "kernel"};
+  return k_set;
+}
 
 std::string
 one_of(const JsonRow& row, const char* name, const std::set<std::string, std::less<>>& allowed) {
@@ -98,7 +111,7 @@ std::vector<XidCategoryFinding> parse_xid_categories(const JsonRow& top) {
     const JsonRow row = rows[i];
     row.only({"category", "finding", "source"});
     XidCategoryFinding c;
-    c.category = one_of(row, "category", k_categories);
+    c.category = one_of(row, "category", categories_set());
     if (!seen.insert(c.category).second) {
       row.fail(fmt::format("duplicate category \"{}\"", c.category));
     }
@@ -106,7 +119,7 @@ std::vector<XidCategoryFinding> parse_xid_categories(const JsonRow& top) {
     c.source = row.text("source");
     out.push_back(std::move(c));
   }
-  for (const std::string& category : k_categories) {
+  for (const std::string& category : categories_set()) {
     if (seen.count(category) == 0) {
       top.fail(fmt::format("category_findings names no finding for \"{}\"", category));
     }
@@ -148,7 +161,7 @@ std::vector<XidEntry> parse_xids(const JsonRow& top,
     }
     x.name = row.text("name");
     x.description = row.text("description");
-    x.category = one_of(row, "category", k_categories);
+    x.category = one_of(row, "category", categories_set());
     x.cause_class = cause(row);
     x.secondary = row.optional_flag("secondary", x.secondary);
     x.immediate_action = row.optional_text("immediate_action");
@@ -161,7 +174,7 @@ std::vector<XidEntry> parse_xids(const JsonRow& top,
     }
     x.legacy_causes = row.optional_texts("legacy_causes");
     for (const std::string& c : x.legacy_causes) {
-      if (k_legacy_causes.count(c) == 0) {
+      if (legacy_causes_set().count(c) == 0) {
         row.fail(fmt::format("unknown legacy_causes entry \"{}\"", c));
       }
     }
@@ -220,7 +233,7 @@ std::vector<BugCheckEntry> parse_bugchecks(const JsonRows& rows) {
       }
       b.address_param = static_cast<unsigned>(*a);
     }
-    b.points_at = one_of(row, "points_at", k_points_at);
+    b.points_at = one_of(row, "points_at", points_at_set());
     b.cause_class = cause(row);
     b.fixes = row.texts("fixes");
     b.source = row.text("source");
@@ -268,7 +281,7 @@ std::vector<CrashModuleEntry> parse_modules(const JsonRows& rows) {
       row.fail("duplicate pattern");
     }
     m.component = row.text("component");
-    m.kind = one_of(row, "kind", k_module_kinds);
+    m.kind = one_of(row, "kind", module_kinds_set());
     m.gpu = row.flag("gpu");
     m.note = row.optional_text("note");
     m.source = row.text("source");

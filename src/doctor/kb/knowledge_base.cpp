@@ -179,11 +179,21 @@ Version truncated(const Version& v, std::size_t n) {
   return Version::from_parts(std::move(parts));
 }
 
-const std::set<std::string> k_windows_subjects = {
-    "windows", "python", "driver", "torch", "tensorflow", "paddle", "onnxruntime", "cudnn"};
-const std::set<std::string> k_windows_actions = {"documents", "loads", "imports"};
-const std::set<std::string> k_windows_placeholders = {
-    "cuda_major", "cuda_minor", "cudnn_major", "nvrtc_tag"};
+// The allowed values, each set built on first use (not at every start of the program).
+const std::set<std::string>& windows_subjects_set() {
+  static const std::set<std::string> k_set = {
+      "windows", "python", "driver", "torch", "tensorflow", "paddle", "onnxruntime", "cudnn"};
+  return k_set;
+}
+const std::set<std::string>& windows_actions_set() {
+  static const std::set<std::string> k_set = {"documents", "loads", "imports"};
+  return k_set;
+}
+const std::set<std::string>& windows_placeholders_set() {
+  static const std::set<std::string> k_set = {
+      "cuda_major", "cuda_minor", "cudnn_major", "nvrtc_tag"};
+  return k_set;
+}
 
 std::vector<WindowsLoadingRule> parse_windows_loading(JsonView doc, const std::string& file) {
   const JsonRow top = file_header(doc, "windows_loading", file);
@@ -199,7 +209,7 @@ std::vector<WindowsLoadingRule> parse_windows_loading(JsonView doc, const std::s
       row.fail("duplicate id");
     }
     r.subject = row.text("subject");
-    if (k_windows_subjects.count(r.subject) == 0) {
+    if (windows_subjects_set().count(r.subject) == 0) {
       row.fail(fmt::format("unknown subject \"{}\"", r.subject));
     }
     r.versions = row.optional_text("versions");
@@ -208,7 +218,7 @@ std::vector<WindowsLoadingRule> parse_windows_loading(JsonView doc, const std::s
                            r.versions));
     }
     r.action = row.text("action");
-    if (k_windows_actions.count(r.action) == 0) {
+    if (windows_actions_set().count(r.action) == 0) {
       row.fail("action must be documents, loads or imports");
     }
     r.caller = row.optional_text("caller");
@@ -221,7 +231,7 @@ std::vector<WindowsLoadingRule> parse_windows_loading(JsonView doc, const std::s
     }
     r.dlls = row.optional_texts("dlls");
     for (const std::string& d : r.dlls) {
-      check_placeholders(d, k_windows_placeholders, row.where() + " dlls");
+      check_placeholders(d, windows_placeholders_set(), row.where() + " dlls");
     }
     r.dirs = row.optional_texts("dirs");
     if (r.action != "documents" && (r.dlls.empty() || r.caller.empty())) {
