@@ -199,7 +199,9 @@ private:
                    FoundVia via,
                    const SourceLabel& source);
 
-  std::string m_name;
+  std::string_view m_name; // the caller's, alive for the search (run() is synchronous)
+  // The candidate path being built: one buffer for every folder a search tries.
+  std::string m_candidate;
   const std::vector<LoaderObject>& m_chain;
   const LinuxLoaderConfig& m_config;
   FileProbe& m_probe;
@@ -535,8 +537,18 @@ void LinuxSearch::try_dir(const std::string& dir,
   if (absent != nullptr && absent->contains(std::string_view(m_name))) {
     return;
   }
-  if (try_file(util::join_path(dir, m_name), via, source) && absent != nullptr) {
-    absent->insert(m_name);
+  // try_file() copies what it keeps: the path is built in the search's one buffer.
+  std::string_view folder = dir;
+  while (folder.size() > 1 && folder.back() == '/') {
+    folder.remove_suffix(1);
+  }
+  m_candidate.assign(folder);
+  if (m_candidate.empty() || m_candidate.back() != '/') {
+    m_candidate += '/';
+  }
+  m_candidate += m_name;
+  if (try_file(m_candidate, via, source) && absent != nullptr) {
+    absent->insert(std::string(m_name));
   }
 }
 
@@ -575,7 +587,9 @@ std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const
       }
       auto it = memo->cache_found.find(std::string_view(m_name));
       if (it == memo->cache_found.end()) {
-        it = memo->cache_found.emplace(m_name, m_config.cache_lookup->entries_named(m_name)).first;
+        it = memo->cache_found
+                 .emplace(std::string(m_name), m_config.cache_lookup->entries_named(m_name))
+                 .first;
       }
       found = &it->second;
     } else {
@@ -606,8 +620,9 @@ std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const
         scanned.push_back(static_cast<std::uint32_t>(i));
       }
     }
-    known = memo == nullptr ? &scanned
-                            : &memo->cache_names.emplace(m_name, std::move(scanned)).first->second;
+    known = memo == nullptr
+                ? &scanned
+                : &memo->cache_names.emplace(std::string(m_name), std::move(scanned)).first->second;
   }
   for (const std::uint32_t i : *known) {
     out.push_back(&cache[i]);
@@ -776,7 +791,7 @@ Resolution LinuxSearch::run() {
   if (m_use_preload && !m_config.ld_preload.empty()) {
     try_preloaded();
   }
-  if (m_name.find('/') != std::string::npos) {
+  if (m_name.find('/') != std::string_view::npos) {
     try_file(util::normalize_path(m_name), FoundVia::direct, SourceLabel{"path given"});
     return std::move(m_result);
   }

@@ -35,8 +35,8 @@ Expected<FileStat> lstat_path(const std::filesystem::path& path);
 
 // lstat_path() of the host path `path` written as UTF-8, without building a std::filesystem::path
 // (which splits every path into components; the loader model examines thousands of paths). The
-// same errors, except that on Linux a path that does not exist (ENOENT) gives not_found with the
-// path alone as its message: most paths a search examines are absent, and callers restate it.
+// same errors, except that on Linux a path that does not exist (ENOENT) gives not_found with no
+// message: most paths a search examines are absent, and the caller restates it.
 Expected<FileStat> lstat_utf8(const std::string& path);
 
 // Returns the status of what `path` points to. Returns an error if it does not exist, is a broken

@@ -80,7 +80,7 @@ Expected<FileStat> lstat_utf8(const std::string& path) {
     return file_stat_from(st);
   }
   if (errno == ENOENT) {
-    return tl::unexpected(Error{ErrorCode::not_found, path});
+    return tl::unexpected(Error{ErrorCode::not_found, {}}); // the caller restates it
   }
   return tl::unexpected(
       platform::error_from(std::error_code(errno, std::generic_category()), path));
