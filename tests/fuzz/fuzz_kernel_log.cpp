@@ -2,11 +2,15 @@
 // Random bytes as a kernel log: read_kernel_log, observe_kernel_lines, looks_like_kernel_log and
 // gunzip must not crash, and the results must keep their bounds: every message at most
 // k_max_kernel_text bytes, levels -1..7, at most 12 evidence lines per Observation, Xid and SXid
-// codes all digits, and the streaming reader must give the same lines as the vector one.
+// codes all digits, and the streaming reader must give the same lines as the vector one. The
+// machine-check count of the same lines (collect/machine_checks.cpp) must add up: every event
+// corrected, uncorrected or unclassified, CPUs and banks ascending, at most 12 lines kept.
+#include <doctor/collect/machine_checks.hpp>
 #include <doctor/crash/kernel_events.hpp>
 #include <doctor/formats/gzip.hpp>
 #include <doctor/formats/kernel_log.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -52,6 +56,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
   }
+
+  const facts::MachineChecks mce = collect::count_machine_checks(lines, "fuzz");
+  check(mce.events == mce.corrected + mce.uncorrected + mce.unclassified);
+  check(mce.at_boot <= mce.events && mce.lines.size() <= 12 && mce.lines_read == lines.size());
+  check(std::is_sorted(mce.cpus.begin(), mce.cpus.end()));
+  check(std::adjacent_find(mce.banks.begin(), mce.banks.end()) == mce.banks.end());
+  check(mce.events > 0 || (mce.first.empty() && mce.lines.empty()));
 
   if (formats::looks_like_gzip(text)) {
     auto out = formats::gunzip(text, 1 << 20);

@@ -4,6 +4,7 @@ registers TEST functions, may declare a probe that returns a skip reason, and ex
 pass, 1 when any fails, 125 when skipped (ctest SKIP_RETURN_CODE)."""
 import json
 import os
+import struct
 import subprocess
 import sys
 import traceback
@@ -63,6 +64,27 @@ def only_finding(doc, fid):
     found = [f for f in doc["findings"] if f["id"] == fid]
     expect(len(found) == 1, f"{fid} not once in {finding_ids(doc)}")
     return found[0]
+
+
+def journal_remote():
+    """systemd-journal-remote, which turns an export stream into a real journal file; None if absent."""
+    for p in ("/lib/systemd/systemd-journal-remote", "/usr/lib/systemd/systemd-journal-remote"):
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def export_entry(fields):
+    """One journal entry in the export format (systemd.io JOURNAL_EXPORT_FORMATS): text fields,
+    or the binary form for a value with a newline."""
+    out = b""
+    for k, v in fields.items():
+        v = v.encode() if isinstance(v, str) else v
+        if b"\n" in v:
+            out += k.encode() + b"\n" + struct.pack("<Q", len(v)) + v + b"\n"
+        else:
+            out += k.encode() + b"=" + v + b"\n"
+    return out + b"\n"
 
 
 def validate(instance, schema_file):

@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 
 import harness as h
-from harness import expect, expect_contains, expect_exit, run, test
+from harness import expect, expect_contains, expect_exit, export_entry, journal_remote, run, test
 
 
 def shared(*parts):
@@ -279,24 +279,6 @@ def no_earlier_boot_evidence_is_said_honestly():
     r, doc = crashes_json(["--sysroot", root], codes=(0,))
     expect(doc["incidents"] == [], doc["incidents"])
     expect([n["id"] for n in doc["notes"]] == ["crash.no_persistent_log"], doc["notes"])
-
-
-def journal_remote():
-    for p in ("/lib/systemd/systemd-journal-remote", "/usr/lib/systemd/systemd-journal-remote"):
-        if os.access(p, os.X_OK):
-            return p
-    return None
-
-
-def export_entry(fields):
-    out = b""
-    for k, v in fields.items():
-        v = v.encode() if isinstance(v, str) else v
-        if b"\n" in v:
-            out += k.encode() + b"\n" + struct.pack("<Q", len(v)) + v + b"\n"
-        else:
-            out += k.encode() + b"=" + v + b"\n"
-    return out + b"\n"
 
 
 @test

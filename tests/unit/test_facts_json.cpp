@@ -73,6 +73,28 @@ facts::Facts rich_facts() {
   cudnn.signal = 11;
   cudnn.stderr_tail = "boom";
   f.probe.runs = {cuda, cudnn};
+  // The host's hardware errors: EDAC, WHEA and the machine checks of the kernel log.
+  facts::EdacController mc{"mc0", "Skylake Socket#0 IMC#0", 214, 1, {}};
+  mc.dimms.push_back({"dimm2", "CPU_SrcID#0_MC#0_Chan#1_DIMM#0", 214, 1});
+  f.host_hardware.edac = facts::Fact<std::vector<facts::EdacController>>::known(
+      {mc}, "dir:/sys/devices/system/edac/mc");
+  f.host_hardware.whea = facts::Fact<facts::WheaErrors>::unknown("WHEA is Windows' own");
+  facts::MachineChecks mce;
+  mce.log = "journal";
+  mce.boot = "0b7c1f0e2d4a4e6f9a1b2c3d4e5f6a7b";
+  mce.lines_read = 1812;
+  mce.events = 3;
+  mce.corrected = 1;
+  mce.uncorrected = 1;
+  mce.unclassified = 1;
+  mce.at_boot = 1;
+  mce.cpus = {0, 14};
+  mce.banks = {4, 7};
+  mce.first = "2024-05-02T13:20:44.064265Z (0.064265 s after boot)";
+  mce.last = "2024-05-02T15:47:36Z";
+  mce.lines = {"mce: [Hardware Error]: CPU 0: Machine Check: 0 Bank 4: a600000000020408"};
+  f.host_hardware.machine_checks =
+      facts::Fact<facts::MachineChecks>::known(mce, "journal:boot " + mce.boot);
   return f;
 }
 
@@ -90,6 +112,19 @@ TEST(facts_json, round_trip_gives_the_same_findings) {
   auto back = facts::from_json_text(facts::to_json_text(original));
   ASSERT_TRUE(back);
   EXPECT_EQ(test::run_all(*back), test::run_all(original));
+}
+
+TEST(facts_json, machine_checks_are_in_the_snapshot_and_judged_from_it) {
+  const auto original = rich_facts();
+  const std::string text = facts::to_json_text(original);
+  EXPECT_NE(text.find("\"machine_checks\""), std::string::npos);
+  auto back = facts::from_json_text(text);
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_TRUE(back->host_hardware.machine_checks);
+  EXPECT_EQ(back->host_hardware.machine_checks->cpus, (std::vector<std::uint64_t>{0, 14}));
+  EXPECT_EQ(back->host_hardware.machine_checks.source(),
+            "journal:boot 0b7c1f0e2d4a4e6f9a1b2c3d4e5f6a7b");
+  EXPECT_TRUE(test::has_id(test::run_all(*back), "hardware.machine_check_errors"));
 }
 
 TEST(facts_json, names_that_are_not_utf8_keep_their_bytes_through_a_snapshot) {

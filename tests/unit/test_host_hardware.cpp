@@ -139,5 +139,68 @@ TEST(check_whea_errors, corrected_errors_warn_and_fatal_ones_are_errors) {
   EXPECT_FALSE(has_id(run_all(f), ids::k_hardware_whea_errors));
 }
 
+facts::Facts with_machine_checks(std::uint64_t corrected,
+                                 std::uint64_t uncorrected,
+                                 std::uint64_t unclassified) {
+  facts::MachineChecks m;
+  m.log = "journal";
+  m.corrected = corrected;
+  m.uncorrected = uncorrected;
+  m.unclassified = unclassified;
+  m.events = corrected + uncorrected + unclassified;
+  m.cpus = {2, 14};
+  m.banks = {6};
+  m.first = "2024-05-02T13:20:44Z";
+  m.last = "2024-05-02T15:47:36Z";
+  m.lines = {"mce: [Hardware Error]: CPU 14: Machine Check: 0 Bank 6: cc0000800001009f",
+             "mce: [Hardware Error]: TSC 0 \x1b[31m"};
+  facts::Facts f = test::machine_without_gpu();
+  f.host_hardware.machine_checks =
+      facts::Fact<facts::MachineChecks>::known(m, "journal:boot 0b7c1f0e");
+  return f;
+}
+
+TEST(check_machine_checks, corrected_events_warn_with_the_cpus_banks_times_and_log_lines) {
+  const auto findings = run_all(with_machine_checks(3, 0, 1));
+  const Finding* f = find_id(findings, ids::k_hardware_machine_check_errors);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::warning);
+  EXPECT_EQ(f->cause_class, CauseClass::hardware_fault);
+  EXPECT_NE(f->message.find("4 machine-check event(s) in this boot (3 corrected, 0 uncorrected, "
+                            "1 the log does not classify; CPUs 2, 14; bank 6; from "
+                            "2024-05-02T13:20:44Z to 2024-05-02T15:47:36Z)"),
+            std::string::npos)
+      << f->message;
+  ASSERT_EQ(f->evidence.size(), 2U); // the log lines, as read (escaped by each report format)
+  EXPECT_EQ(f->evidence[0].source, "journal:boot 0b7c1f0e");
+  EXPECT_EQ(f->evidence[1].value, "mce: [Hardware Error]: TSC 0 \x1b[31m");
+}
+
+TEST(check_machine_checks, an_uncorrected_event_is_critical) {
+  const Finding* f = nullptr;
+  const auto findings = run_all(with_machine_checks(5, 1, 0));
+  f = find_id(findings, ids::k_hardware_machine_check_errors);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::critical);
+}
+
+TEST(check_machine_checks, notices_alone_warn_and_say_who_took_the_records) {
+  auto facts = with_machine_checks(0, 0, 3);
+  facts.host_hardware.machine_checks.value().cpus.clear();
+  const auto findings = run_all(facts);
+  const Finding* f = find_id(findings, ids::k_hardware_machine_check_errors);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::warning);
+  EXPECT_NE(f->message.find("mcelog or rasdaemon took the records"), std::string::npos);
+}
+
+TEST(check_machine_checks, no_events_or_an_unknown_count_give_nothing) {
+  EXPECT_FALSE(has_id(run_all(with_machine_checks(0, 0, 0)), ids::k_hardware_machine_check_errors));
+  auto f = test::machine_without_gpu();
+  f.host_hardware.machine_checks =
+      facts::Fact<facts::MachineChecks>::unknown("no kernel log of this boot could be read");
+  EXPECT_FALSE(has_id(run_all(f), ids::k_hardware_machine_check_errors));
+}
+
 } // namespace
 } // namespace doctor

@@ -77,6 +77,7 @@ constexpr CheckDef k_checks[] = {
     {"host_memory_errors", emits::k_host_memory_errors, check_host_memory_errors},
     {"probe_disk_health", emits::k_probe_disk_health, check_disk_health},
     {"probe_whea_errors", emits::k_probe_whea_errors, check_whea_errors},
+    {"probe_machine_checks", emits::k_probe_machine_checks, check_machine_checks},
     // stress_results.cpp
     {"stress_results", emits::k_stress_results, check_stress_results},
     // os_updates.cpp

@@ -174,6 +174,7 @@ void check_host_memory_errors(const facts::Facts& facts,
                               FindingSink& out);
 void check_disk_health(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 void check_whea_errors(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
+void check_machine_checks(const facts::Facts& facts, const kb::KnowledgeBase& kb, FindingSink& out);
 // stress_results.cpp (family 6): what `stress` found (facts.stress): memory errors with address
 // and bit, GEMM results that differ between runs or from the CPU, a crash or hang during the run,
 // the reason it could not run, bandwidth far below the peak, a slowdown during the run.

@@ -14,6 +14,8 @@ namespace {
 
 // At most this many DIMMs are named in the message; the evidence lists every one with errors.
 constexpr std::size_t k_named_dimms = 4;
+// At most this many CPUs or banks are named in a message.
+constexpr std::size_t k_named_ids = 8;
 
 // "DIMM CPU_SrcID#0_MC#0_Chan#1_DIMM#0 (mc0/dimm2): 12 corrected, 1 uncorrected".
 std::string describe_dimm(const facts::EdacController& mc, const facts::EdacDimm& d) {
@@ -123,6 +125,61 @@ void check_whea_errors(const facts::Facts& facts, const kb::KnowledgeBase&, Find
     d.severity = Severity::error;
   }
   d.tags = {"windows"};
+  out.add(std::move(d));
+}
+
+// Machine checks the Linux kernel logged in this boot (collected by `probe`): corrected ones are
+// a warning (marginal hardware: an overclock, an undervolt, failing memory), any uncorrected one
+// is critical (data was lost; the next one may panic the kernel). Notices without a record are
+// counted as unclassified events and warn.
+void check_machine_checks(const facts::Facts& facts, const kb::KnowledgeBase&, FindingSink& out) {
+  const auto& mce = facts.host_hardware.machine_checks;
+  if (!mce || mce->events == 0) {
+    return;
+  }
+  const auto numbers = [](const std::vector<std::uint64_t>& ids) {
+    std::vector<std::string> parts;
+    for (const std::uint64_t n : ids) {
+      if (parts.size() == k_named_ids) {
+        parts.push_back(fmt::format("{} more", ids.size() - k_named_ids));
+        break;
+      }
+      parts.push_back(std::to_string(n));
+    }
+    return util::join(parts, ", ");
+  };
+  std::string where = "the log names no CPU or bank (mcelog or rasdaemon took the records)";
+  if (!mce->cpus.empty()) {
+    where = fmt::format("{} {}; {} {}",
+                        mce->cpus.size() == 1 ? "CPU" : "CPUs",
+                        numbers(mce->cpus),
+                        mce->banks.size() == 1 ? "bank" : "banks",
+                        numbers(mce->banks));
+  }
+  std::string when = mce->first == mce->last ? fmt::format("at {}", mce->first)
+                                             : fmt::format("from {} to {}", mce->first, mce->last);
+  if (mce->at_boot > 0) {
+    when += fmt::format(
+        "; {} logged as the kernel started, left in the banks from before the "
+        "last reset",
+        mce->at_boot);
+  }
+  FindingDraft d;
+  d.id = kb::ids::k_hardware_machine_check_errors;
+  d.subject = "machine checks";
+  d.params = {{"events", std::to_string(mce->events)},
+              {"corrected", std::to_string(mce->corrected)},
+              {"uncorrected", std::to_string(mce->uncorrected)},
+              {"unclassified", std::to_string(mce->unclassified)},
+              {"where", where},
+              {"when", when}};
+  for (const std::string& line : mce->lines) {
+    d.evidence.push_back(Evidence{mce.source(), line});
+  }
+  if (mce->uncorrected > 0) {
+    d.severity = Severity::critical;
+  }
+  d.tags = {"linux"};
   out.add(std::move(d));
 }
 

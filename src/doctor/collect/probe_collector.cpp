@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/collect/machine_checks.hpp>
 #include <doctor/collect/probe_runs.hpp>
 #include <doctor/collect/smartctl.hpp>
 #include <doctor/collect/sysroot_probe.hpp>
@@ -258,9 +259,11 @@ void collect_probes(const platform::SysRoot& root,
                                                             result.error().message)));
   }
   // The host's disks, the guide's disk advice: smartctl, a child of its own with a time limit;
-  // on Windows the hardware errors WHEA logged.
+  // the hardware errors the processor reported: WHEA's on Windows, the kernel's machine checks
+  // on Linux.
   collect_disk_health(root, options.probe_timeout, facts);
   collect_whea(root, facts);
+  collect_machine_checks(root, facts);
 }
 
 } // namespace doctor::collect

@@ -651,6 +651,30 @@ struct WheaErrors {
   bool operator==(const WheaErrors&) const = default;
 };
 
+// The machine checks the Linux kernel logged in one boot (collect/machine_checks.cpp): the
+// processor's own reports of hardware errors (its caches, memory controller, interconnect, PCIe
+// root), read from the kernel log's "mce: [Hardware Error]" lines by crash/kernel_events.cpp.
+struct MachineChecks {
+  std::string log;              // where the lines were read: "journal", "/dev/kmsg", inner paths
+  std::string boot;             // the boot's id where the log gives one ("" for /dev/kmsg text)
+  std::uint64_t lines_read = 0; // kernel messages of that boot read
+  // Events: one per "CPU N: Machine Check: … Bank B: STATUS" record, plus one for each "Machine
+  // check events logged" notice that no record followed (the kernel prints records only when no
+  // other consumer, mcelog or rasdaemon, takes them; the notice then stands for at least one).
+  std::uint64_t events = 0;
+  std::uint64_t corrected = 0;      // records whose MCi_STATUS has VAL (bit 63) set, UC (61) clear
+  std::uint64_t uncorrected = 0;    // UC set (PCC, bit 57: the processor context is corrupt)
+  std::uint64_t unclassified = 0;   // notices, and records whose status the log does not give
+  std::uint64_t at_boot = 0;        // records logged in the first seconds after boot: left in the
+                                    // banks from before the last reset
+  std::vector<std::uint64_t> cpus;  // CPUs the records name, ascending
+  std::vector<std::uint64_t> banks; // MCA banks the records name, ascending
+  std::string first;                // when the first event was logged, as the log says
+  std::string last;                 // when the last one was
+  std::vector<std::string> lines;   // the first lines of the events, verbatim (bounded); untrusted
+  bool operator==(const MachineChecks&) const = default;
+};
+
 // The host's own hardware, the troubleshooting guide's RAM and disk advice: memory error
 // counters of the memory controllers, and the disks' SMART health.
 struct HostHardware {
@@ -662,6 +686,10 @@ struct HostHardware {
   Fact<std::vector<DiskHealth>> disks;
   // Windows only, asked by `probe` and `snapshot --probe` (reading the System log takes time).
   Fact<WheaErrors> whea;
+  // Linux only, asked by `probe` and `snapshot --probe` (reading the journal takes time): the
+  // machine checks of the current boot (of the newest boot the journal holds, in a --sysroot
+  // tree); unknown with why where no kernel log of that boot can be read (not root, no journal).
+  Fact<MachineChecks> machine_checks;
   bool operator==(const HostHardware&) const = default;
 };
 struct StressRun; // model/stress.hpp

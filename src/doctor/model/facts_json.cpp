@@ -358,7 +358,21 @@ DOCTOR_FACTS_FIELDS(EdacDimm, name, label, ce_count, ue_count)
 DOCTOR_FACTS_FIELDS(EdacController, name, mc_name, ce_count, ue_count, dimms)
 DOCTOR_FACTS_FIELDS(DiskHealth, device, type, model, passed, exit_status, counters, messages)
 DOCTOR_FACTS_FIELDS(WheaErrors, log, fatal, corrected, by_event)
-DOCTOR_FACTS_FIELDS(HostHardware, edac, disks, whea)
+DOCTOR_FACTS_FIELDS(MachineChecks,
+                    log,
+                    boot,
+                    lines_read,
+                    events,
+                    corrected,
+                    uncorrected,
+                    unclassified,
+                    at_boot,
+                    cpus,
+                    banks,
+                    first,
+                    last,
+                    lines)
+DOCTOR_FACTS_FIELDS(HostHardware, edac, disks, whea, machine_checks)
 DOCTOR_FACTS_FIELDS(KernelModules, kernel_release, nvidia_modules)
 DOCTOR_FACTS_FIELDS(DriverInfo,
                     kernel_module_version,
