@@ -12,7 +12,8 @@ C:\\cudnn\\bin and cublas64_12.dll in C:\\cuda\\bin (both on PATH through WINEPA
 children must load the planted copies, chosen by the Windows loader model (found_via System32 and
 PATH), and cuDNN's convolution must be checked; a cuInit that crashes (FAKE_CUDA_MODE=initsegv)
 and a cudnnGetVersion that dereferences NULL (FAKE_CUDNN_MODE=segv) must become
-probe.child_failed naming the access violation 0xC0000005; `stress --level quick` must complete
+probe.child_failed naming the access violation 0xC0000005, and one that never returns
+(FAKE_CUDNN_MODE=hang) a timed_out run ended at --timeout; `stress --level quick` must complete
 on the stand-in and `--inject-fault gemm` must be caught (hardware.gemm_mismatch). Last, NVML's
 stand-in (fake_nvml.c) as nvml.dll in System32 with an overclocked card that throttles must give
 hardware.gpu_overclocked and hardware.gpu_throttling, as on Linux.
@@ -22,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -153,6 +155,24 @@ def crash(wine, exe):
     expect(run_of(doc, "cuda").get("status") == "answered", "crash: the cuda probe still answers")
 
 
+def hang(wine, exe):
+    # A cudnnGetVersion that never returns: the child (in a job object) is ended at the time
+    # limit, the other probes still answer, and the doctor returns on time.
+    start = time.monotonic()
+    rc, doc = doctor_json(wine, exe, ["probe", "--timeout", "3"], {"FAKE_CUDNN_MODE": "hang"})
+    took = time.monotonic() - start
+    if doc is None:
+        return
+    cudnn = run_of(doc, "cudnn")
+    expect(cudnn.get("status") == "timed_out", f"hang: cudnn run {cudnn}")
+    f = findings(doc, "probe.child_failed")
+    expect(f and "did not answer within the time limit" in f[0]["message"],
+           f"hang: probe.child_failed {f}")
+    expect(run_of(doc, "cuda").get("status") == "answered", "hang: the cuda probe still answers")
+    expect(rc == 1, f"hang: exit {rc}")
+    print(f"  (hang: the doctor returned after {took:.1f} s with a 3 s limit per probe)")
+
+
 def stress(wine, exe):
     rc, doc = doctor_json(wine, exe, ["stress", "--level", "quick"])
     if doc is None:
@@ -193,6 +213,7 @@ def examine(wine, work, prefix, exe):
     build("fake_cudnn.c", host_path(prefix, CUDNN))
     planted(wine, exe)
     crash(wine, exe)
+    hang(wine, exe)
     stress(wine, exe)
     build("fake_nvml.c", host_path(prefix, NVML))
     odd_telemetry(wine, exe)
