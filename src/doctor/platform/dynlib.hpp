@@ -8,8 +8,9 @@
 
 namespace doctor::platform {
 
-// A vendor library opened at run time (dlopen / LoadLibrary). Never used to link: everything the
-// doctor calls in NVIDIA's libraries goes through one of these, inside an isolated child process.
+// A library opened at run time (dlopen / LoadLibrary). Everything the doctor calls in NVIDIA's
+// libraries goes through one of these, inside an isolated child process, never linked; so does
+// libcrypto, a system library, in the doctor's own process, the first time a digest is asked for.
 class DynamicLibrary {
 public:
   // Opens `name` with the platform loader's normal search. Returns an error carrying the loader's

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/platform/dynlib.hpp>
 #include <doctor/platform/file.hpp>
 #include <doctor/platform/hash.hpp>
 #include <doctor/platform/input_file.hpp>
@@ -10,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// SHA256_* and MD5_* are deprecated since OpenSSL 3.0 (see Digest below).
+// SHA256_CTX and MD5_CTX only: the functions are bound at run time (see Crypto below).
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/md5.h>
 #include <openssl/sha.h>
@@ -29,19 +30,74 @@ namespace {
 // the L2 cache while OpenSSL walks over it.
 constexpr std::size_t k_block = std::size_t{512} * 1024;
 
-// The digest of one algorithm, through libcrypto's functions for that algorithm (SHA256_*, MD5_*:
-// the same assembly as EVP's, with SHA-NI and AVX2 where the CPU has them) rather than EVP: the
-// binary links libcrypto statically, and EVP brings its provider machinery, whose ~300 KB of
-// pointer tables every start of the program relocates (a hundred page faults, a third of the
-// start-up floor) although only `check --verify` computes a digest. The functions are deprecated
-// since OpenSSL 3.0 in favour of EVP, not removed.
+// libcrypto's digest functions, from the shared library opened the first time a digest is asked
+// for (check --verify, the hash cache), not linked: a linked libcrypto, static or shared, runs its
+// CPU probe (OPENSSL_cpuid_setup, a dozen CPUID instructions, each a trap to the hypervisor on a
+// virtual machine) or thousands of symbol bindings at every start of the program, for digests
+// most runs never compute. SHA256_* and MD5_* (the same assembly as EVP's, with SHA-NI and AVX2
+// where the CPU has them) keep one ABI, context layouts included, from OpenSSL 1.0 to 3.x; they
+// are deprecated since 3.0 in favour of EVP, not removed.
+struct Crypto {
+  DynamicLibrary library;
+  int (*sha256_init)(SHA256_CTX*) = nullptr;
+  int (*sha256_update)(SHA256_CTX*, const void*, std::size_t) = nullptr;
+  int (*sha256_final)(unsigned char*, SHA256_CTX*) = nullptr;
+  int (*md5_init)(MD5_CTX*) = nullptr;
+  int (*md5_update)(MD5_CTX*, const void*, std::size_t) = nullptr;
+  int (*md5_final)(unsigned char*, MD5_CTX*) = nullptr;
+};
+
+// The sonames tried, newest first (Debian 12 and Ubuntu 22.04 ship 3, older systems 1.1).
+constexpr const char* k_libcrypto_names[] = {"libcrypto.so.3", "libcrypto.so.1.1"};
+
+template<typename F>
+bool bind(const DynamicLibrary& library, const char* name, F& out) {
+  out = reinterpret_cast<F>(library.symbol(name));
+  return out != nullptr;
+}
+
+Expected<Crypto> load_crypto() {
+  std::string why;
+  for (const char* name : k_libcrypto_names) {
+    auto library = DynamicLibrary::open(name);
+    if (!library) {
+      why += why.empty() ? library.error().message : "; " + library.error().message;
+      continue;
+    }
+    Crypto c{std::move(*library)};
+    if (bind(c.library, "SHA256_Init", c.sha256_init)
+        && bind(c.library, "SHA256_Update", c.sha256_update)
+        && bind(c.library, "SHA256_Final", c.sha256_final)
+        && bind(c.library, "MD5_Init", c.md5_init) && bind(c.library, "MD5_Update", c.md5_update)
+        && bind(c.library, "MD5_Final", c.md5_final)) {
+      return c;
+    }
+    why += fmt::format("{}{}: no SHA256_* or MD5_* functions", why.empty() ? "" : "; ", name);
+  }
+  return make_error(ErrorCode::unsupported,
+                    fmt::format("cannot compute digests: OpenSSL's libcrypto could not be loaded "
+                                "({}); install it (libssl3 on Debian and Ubuntu)",
+                                why));
+}
+
+// The library, loaded once for the whole process (function-local: thread-safe, never changed).
+Expected<const Crypto*> crypto() {
+  static const Expected<Crypto> k_crypto = load_crypto();
+  if (!k_crypto) {
+    return tl::unexpected(k_crypto.error());
+  }
+  return &*k_crypto;
+}
+
+// The digest of one algorithm.
 class Digest {
 public:
-  explicit Digest(HashAlgorithm algorithm) {
+  Digest(const Crypto& c, HashAlgorithm algorithm)
+      : m_crypto(&c) {
     if (algorithm == HashAlgorithm::sha256) {
-      m_ok = SHA256_Init(&m_state.emplace<SHA256_CTX>()) == 1;
+      m_ok = c.sha256_init(&m_state.emplace<SHA256_CTX>()) == 1;
     } else {
-      m_ok = MD5_Init(&m_state.emplace<MD5_CTX>()) == 1;
+      m_ok = c.md5_init(&m_state.emplace<MD5_CTX>()) == 1;
     }
   }
 
@@ -49,9 +105,9 @@ public:
 
   bool update(const void* data, std::size_t size) {
     if (auto* sha = std::get_if<SHA256_CTX>(&m_state)) {
-      return SHA256_Update(sha, data, size) == 1;
+      return m_crypto->sha256_update(sha, data, size) == 1;
     }
-    return MD5_Update(&std::get<MD5_CTX>(m_state), data, size) == 1;
+    return m_crypto->md5_update(&std::get<MD5_CTX>(m_state), data, size) == 1;
   }
 
   // The digest as lower-case hex; the context is spent.
@@ -60,10 +116,10 @@ public:
     std::size_t length = 0;
     bool done = false;
     if (auto* sha = std::get_if<SHA256_CTX>(&m_state)) {
-      done = SHA256_Final(digest.data(), sha) == 1;
+      done = m_crypto->sha256_final(digest.data(), sha) == 1;
       length = SHA256_DIGEST_LENGTH;
     } else {
-      done = MD5_Final(digest.data(), &std::get<MD5_CTX>(m_state)) == 1;
+      done = m_crypto->md5_final(digest.data(), &std::get<MD5_CTX>(m_state)) == 1;
       length = MD5_DIGEST_LENGTH;
     }
     if (!done) {
@@ -80,12 +136,17 @@ public:
   }
 
 private:
+  const Crypto* m_crypto;
   std::variant<SHA256_CTX, MD5_CTX> m_state;
   bool m_ok = false;
 };
 
 Expected<Digest> start(HashAlgorithm algorithm) {
-  Digest digest(algorithm);
+  auto c = crypto();
+  if (!c) {
+    return tl::unexpected(c.error());
+  }
+  Digest digest(**c, algorithm);
   if (!digest.ok()) {
     return make_error(ErrorCode::internal,
                       fmt::format("libcrypto cannot start a {} digest", to_string(algorithm)));
