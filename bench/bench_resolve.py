@@ -22,7 +22,7 @@ import shutil
 import statistics
 import sys
 
-from benchlib import fmt_instructions, fmt_mb, instructions, peak_rss_mb, wall_time
+from benchlib import cpu_ms, fmt_instructions, fmt_mb, instructions, peak_rss_mb, wall_time
 
 
 def default_libraries(venv):
@@ -63,10 +63,12 @@ def main():
     floor = statistics.median(wall_time(floor_argv, env)[0] for _ in range(args.runs))
     print(f"doctor start-up floor (`--version`): median {floor:.4f} s, "
           f"{fmt_mb(peak_rss_mb(floor_argv, env))} MB, {fmt_instructions(instructions(floor_argv, env))}\n")
-    print("| library | doctor median (s) | doctor MB | doctor instructions | libtree median (s) | "
-          "libtree MB | libtree instructions | libtree / doctor |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| library | doctor median (s) | doctor CPU (ms) | doctor MB | doctor instructions | "
+          "libtree median (s) | libtree CPU (ms) | libtree MB | libtree instructions | "
+          "libtree / doctor (wall) | libtree / doctor (CPU) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     ratios = []
+    cpu_ratios = []
     failures = 0
     for lib in libs:
         commands = {"doctor": [doctor, "resolve", "--tree", "--no-nvml", lib],
@@ -80,16 +82,32 @@ def main():
         med = {n: statistics.median(w for w, _ in r) for n, r in results.items()}
         mem = {n: peak_rss_mb(argv, env) for n, argv in commands.items()}
         ins = {n: fmt_instructions(instructions(argv, env)) for n, argv in commands.items()}
+        # CPU time, alternating the two tools in rounds of runs (perf stat -r), median of rounds.
+        rounds = {n: [] for n in commands}
+        for _ in range(5):
+            for n, argv in commands.items():
+                rounds[n].append(cpu_ms(argv, env, max(args.runs // 5, 4)))
+        cpu = {n: statistics.median(v) if all(x is not None for x in v) else None
+               for n, v in rounds.items()}
+        cpu_ratio = cpu["libtree"] / cpu["doctor"] if cpu["doctor"] and cpu["libtree"] else None
+        if cpu_ratio is not None:
+            cpu_ratios.append(cpu_ratio)
+        fmt_cpu = {n: f"{v:.2f}" if v is not None else "n/a (no perf)" for n, v in cpu.items()}
         codes = {n: sorted({c for _, c in r}) for n, r in results.items()}
         pair = [lt[0] / d[0] for d, lt in zip(results["doctor"], results["libtree"])]
         ratios.append(statistics.median(pair))
         note = "" if codes["doctor"] == [0] and codes["libtree"] == [0] else f" (exit codes {codes})"
         failures += codes["doctor"] != [0]
-        print(f"| `{os.path.basename(lib)}` | {med['doctor']:.4f} | {fmt_mb(mem['doctor'])} | "
-              f"{ins['doctor']} | {med['libtree']:.4f} | {fmt_mb(mem['libtree'])} | {ins['libtree']} | "
-              f"{statistics.median(pair):.2f}x{note} |")
+        print(f"| `{os.path.basename(lib)}` | {med['doctor']:.4f} | {fmt_cpu['doctor']} | "
+              f"{fmt_mb(mem['doctor'])} | {ins['doctor']} | {med['libtree']:.4f} | "
+              f"{fmt_cpu['libtree']} | {fmt_mb(mem['libtree'])} | {ins['libtree']} | "
+              f"{statistics.median(pair):.2f}x{note} | "
+              f"{f'{cpu_ratio:.2f}x' if cpu_ratio is not None else 'n/a'} |")
     print(f"\nlibtree / doctor over all libraries: median {statistics.median(ratios):.2f}x "
-          f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x)")
+          f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x) in wall time")
+    if cpu_ratios:
+        print(f"libtree / doctor over all libraries: median {statistics.median(cpu_ratios):.2f}x "
+              f"(min {min(cpu_ratios):.2f}x, max {max(cpu_ratios):.2f}x) in CPU time")
     return 1 if failures else 0
 
 

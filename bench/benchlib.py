@@ -57,6 +57,26 @@ def instructions(argv, env=None):
     return None, "no count"
 
 
+def cpu_ms(argv, env=None, runs=20):
+    """Mean CPU time in milliseconds the command used (perf's task-clock: user and kernel time of
+    the process, not the time it waited for a CPU), over `runs` runs, or None without perf. On a
+    machine shared with other work this is the steadier figure: wall time counts the waits."""
+    if PERF is None:
+        return None
+    with tempfile.NamedTemporaryFile("r") as out:
+        subprocess.run([PERF, "stat", "-x,", "-r", str(runs), "-e", "task-clock", "-o", out.name,
+                        "--"] + list(argv),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+        for line in out.read().splitlines():
+            fields = line.split(",")
+            if len(fields) > 2 and fields[2].startswith("task-clock"):
+                try:
+                    return float(fields[0])
+                except ValueError:
+                    return None
+    return None
+
+
 def fmt_instructions(result):
     count, why = result
     return f"{count / 1e6:.1f} M" if count is not None else f"n/a ({why})"
