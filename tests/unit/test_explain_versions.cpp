@@ -205,6 +205,42 @@ TEST(VersionRefinement, AFrameworkBuildBringsItsCudnn) {
   EXPECT_EQ(explain_first_with_tables(same).first, "log.cudnn_sublibrary_missing");
 }
 
+TEST(GpuRefinement, AGpuNewerThanTheCuda) {
+  // cuBLAS of CUDA 9.0 on a Turing card: the error names no architecture, the report does.
+  const auto [id, fields] = explain_first_with_tables(
+      "I am using Pytorch 1.0.1 and cuda 9.0 with a RTX 2080 Ti GPU.\n"
+      "RuntimeError: cublas runtime error : the GPU program failed to execute at "
+      "THCBlas.cu:441\n");
+  EXPECT_EQ(id, "log.gpu_newer_than_cuda");
+  EXPECT_EQ(field(fields, "gpu"), "GeForce RTX 2080 Ti");
+  EXPECT_EQ(field(fields, "cc"), "7.5");
+  EXPECT_EQ(field(fields, "cuda"), "9.0");
+  EXPECT_EQ(field(fields, "first_cuda"), "10.0");
+}
+
+TEST(GpuRefinement, AGpuDroppedByTheCuda) {
+  const auto [id, fields] = explain_first_with_tables(
+      "GPU: Tesla K80\ntorch==2.1.0+cu121\n"
+      "CUDA error: an illegal memory access was encountered\n");
+  EXPECT_EQ(id, "log.gpu_dropped_by_cuda");
+  EXPECT_EQ(field(fields, "removed_in"), "12.0");
+}
+
+TEST(GpuRefinement, NothingWhenTheCudaServesTheGpu) {
+  // CUDA 10.0 runs a Turing card; the driver's CUDA Version is not the program's; a package's
+  // own "CUDA: 5.4.3" (CUDA.jl) is no CUDA release; a name of several chips decides nothing
+  // unless all of them are outside.
+  for (const std::string text :
+       {"cuda 10.0 with an RTX 2080 Ti\nCUDA error: an illegal memory access was encountered\n",
+        "| NVIDIA-SMI 384.59   Driver Version: 384.59   CUDA Version: 9.0 |\nRTX 2080 Ti\n",
+        "- CUDA: 5.4.3\n  0: NVIDIA GeForce GTX 1060 6GB (sm_61)\n",
+        "GTX 1660 Super 6GB (+ GT 730 2GB), CUDA 11.0\n"}) {
+    const std::string id = explain_first_with_tables(text).first;
+    EXPECT_NE(id, "log.gpu_newer_than_cuda") << text;
+    EXPECT_NE(id, "log.gpu_dropped_by_cuda") << text;
+  }
+}
+
 TEST(TwoLineLoadFailure, TheSystemMessageOnTheNextLineDecides) {
   // Julia: the library on one line, Windows' message on the next. In the head and past it (the
   // fast path), the pair is one access-denied failure, and the first line's own guess (a

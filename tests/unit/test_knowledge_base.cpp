@@ -2,6 +2,7 @@
 #include <doctor/checks/all_checks.hpp>
 #include <doctor/checks/check.hpp>
 #include <doctor/crash/analysis.hpp>
+#include <doctor/explain/analysis.hpp>
 #include <doctor/kb/crash_catalog.hpp>
 #include <doctor/kb/embedded.hpp>
 #include <doctor/kb/finding_ids.hpp>
@@ -42,8 +43,8 @@ TEST(knowledge_base, embedded_knowledge_base_loads) {
 }
 
 // Every id a check can emit has a knowledge-base row, and every row (other than the runner's
-// own) is emitted by some check, named by an error signature of `explain` or used by a crash
-// incident: the registries and the knowledge base cannot drift apart.
+// own) is emitted by some check, named by an error signature or a refinement of `explain`, or
+// used by a crash incident: the registries and the knowledge base cannot drift apart.
 TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
   auto kb = kb::KnowledgeBase::load_embedded();
   ASSERT_TRUE(kb);
@@ -57,6 +58,9 @@ TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
   }
   for (const kb::Signature& s : kb->signatures()) {
     emitted.insert(s.finding);
+  }
+  for (std::string_view id : explain::refinement_finding_ids()) {
+    emitted.insert(std::string(id));
   }
   for (const std::string& id : crash::incident_finding_ids(*kb)) {
     emitted.insert(id);

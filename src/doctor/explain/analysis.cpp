@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/explain/analysis.hpp>
+#include <doctor/explain/gpu_models.hpp>
 #include <doctor/explain/versions.hpp>
 #include <doctor/kb/finding_ids.hpp>
 #include <doctor/util/escape.hpp>
@@ -31,15 +32,23 @@ void Analysis::add_line(const util::TextLine& line) {
   // instead of running the signatures again. Matching depends on the text alone.
   if (m_head_seen < k_head_bytes) {
     m_head_seen += line.text.size() + 1;
-    if (m_version_bytes < k_version_line_bytes && m_version_lines.size() < k_version_lines
-        && may_name_version(line.text)) {
+    auto keep = [&](std::vector<EvidenceLine>& lines) {
       EvidenceLine e;
       e.input = m_inputs.empty() ? 0 : m_inputs.size() - 1;
       e.line = line.number;
       e.part = line.part;
       e.text = util::cut_utf8(line.text, 8192);
       m_version_bytes += e.text.size();
-      m_version_lines.push_back(std::move(e));
+      lines.push_back(std::move(e));
+    };
+    if (m_version_bytes < k_version_line_bytes) {
+      if (may_name_version(line.text)) {
+        if (m_version_lines.size() < k_version_lines) {
+          keep(m_version_lines);
+        }
+      } else if (m_gpu_lines.size() < k_gpu_lines && may_name_gpu(line.text)) {
+        keep(m_gpu_lines);
+      }
     }
   }
   const bool cacheable = line.text.size() <= k_cached_line_bytes;
@@ -406,6 +415,29 @@ void refine_driver(std::vector<RankedCause>& causes,
   causes.push_back(std::move(c));
 }
 
+// The GPU refinement: a GPU model the report names that the CUDA it names cannot serve
+// (gpu_models.hpp).
+void refine_gpu(std::vector<RankedCause>& causes,
+                const Analysis& analysis,
+                HeadMentions& mentions,
+                const kb::CompatTables& compat) {
+  if (std::any_of(causes.begin(), causes.end(), [](const RankedCause& c) {
+        return c.finding == kb::ids::k_log_gpu_newer_than_cuda
+               || c.finding == kb::ids::k_log_gpu_dropped_by_cuda;
+      })) {
+    return;
+  }
+  std::vector<const EvidenceLine*> lines;
+  for (const auto* all : {&analysis.version_lines(), &analysis.gpu_lines()}) {
+    for (const EvidenceLine& l : *all) {
+      lines.push_back(&l);
+    }
+  }
+  if (auto c = gpu_outside_cuda(lines, mentions.all(), compat)) {
+    causes.push_back(std::move(*c));
+  }
+}
+
 // The driver-present refinement: CUDA reports "driver version is insufficient" (error 35) both
 // for a driver that is too old and for no driver at all, and a container started without the
 // GPU sees none. When the report's own nvidia-smi header shows a driver whose CUDA is of the
@@ -585,6 +617,10 @@ alternatives_of(const kb::Signature& top, const std::vector<kb::Signature>& sigs
 
 } // namespace
 
+std::vector<std::string_view> refinement_finding_ids() {
+  return {kb::ids::k_log_gpu_newer_than_cuda, kb::ids::k_log_gpu_dropped_by_cuda};
+}
+
 void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis) {
   auto pos = [&](const RankedCause& c) {
     return c.hits.empty() ? std::pair{static_cast<std::size_t>(-1), std::size_t{0}}
@@ -745,6 +781,9 @@ Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   order_causes(out.causes, analysis);
   refine_versions(out.causes, analysis, mentions);
   refine_driver(out.causes, analysis, mentions);
+  if (compat != nullptr) {
+    refine_gpu(out.causes, analysis, mentions, *compat);
+  }
   order_causes(out.causes, analysis);
   refine_driver_present(out.causes, analysis, mentions);
   return out;

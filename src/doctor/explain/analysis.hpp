@@ -23,6 +23,9 @@
 //   CUDA the report names puts "driver not reached" first.
 // - A cause carries the alternatives of its most confident signature, or, for a message-shaped
 //   signature without any, those of the loader rule for the same finding.
+// - GPU refinement: a GPU model the report names whose architecture the CUDA release it names
+//   cannot serve (a Turing card under CUDA 9.0, a Kepler card under CUDA 12) adds "the GPU is
+//   newer (older) than the CUDA", with both lines.
 // - Context refinement: a context line whose row "prefers" one of a cause's alternatives (a
 //   container for "driver version is insufficient") makes that alternative the cause.
 // - cuDNN-release refinement: a loader rule that holds from a cuDNN release on ("cudnn_since")
@@ -40,6 +43,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -57,6 +61,9 @@ inline constexpr std::size_t k_evidence_bytes = 400;
 inline constexpr std::size_t k_head_bytes = std::size_t{1} << 20;
 inline constexpr std::size_t k_version_line_bytes = std::size_t{4} << 20;
 inline constexpr std::size_t k_version_lines = 2000; // and at most this many lines
+// Lines of the head that may name a GPU model and no version (gpu_models.hpp), kept apart so that
+// a log whose every line says "GPU" does not crowd out the version lines.
+inline constexpr std::size_t k_gpu_lines = 200;
 
 struct InputSummary {
   std::string name; // a path, "<stdin>" or "<argument>"
@@ -103,6 +110,8 @@ public:
   std::size_t lines_matched() const { return m_lines_matched; }
   // The lines of the inputs' heads that may name a version (versions.hpp), in order.
   const std::vector<EvidenceLine>& version_lines() const { return m_version_lines; }
+  // The lines of the inputs' heads that may name a GPU model but no version, in order.
+  const std::vector<EvidenceLine>& gpu_lines() const { return m_gpu_lines; }
 
 private:
   // Lines of at most this many bytes are remembered with their matches.
@@ -131,6 +140,7 @@ private:
   std::size_t m_head_seen = 0; // bytes of the current input's head seen
   std::size_t m_version_bytes = 0;
   std::vector<EvidenceLine> m_version_lines;
+  std::vector<EvidenceLine> m_gpu_lines;
   // The last line, when a loader rule matched it without knowing what went wrong: the next line
   // may say (load_error_continuation()).
   std::optional<util::TextLine> m_open_load;
@@ -169,6 +179,10 @@ struct Ranking {
 // `compat`, when given, lets the version refinement read framework builds ("torch
 // 2.0.0+cu118") as the cuDNN they bring.
 Ranking rank(const Analysis& analysis, const kb::CompatTables* compat = nullptr);
+
+// The findings that only the refinements name, from what the report says around the error
+// rather than from one message (the GPU refinement's); no signature names them.
+std::vector<std::string_view> refinement_finding_ids();
 
 // Orders causes by confidence, then by first appearance. Used again after the machine join.
 void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis);
