@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/explain/gpu_models.hpp>
 #include <doctor/kb/finding_ids.hpp>
+#include <doctor/util/escape.hpp>
 #include <doctor/util/strings.hpp>
 
 #include <fmt/format.h>
