@@ -240,7 +240,8 @@ gpu_outside_cuda(const std::vector<const EvidenceLine*>& lines,
       if (archs.empty() || std::find(archs.begin(), archs.end(), nullptr) != archs.end()) {
         continue;
       }
-      for (const auto& [cuda_line, v] : releases) {
+      for (const auto& [cuda_line, release] : releases) {
+        const auto& v = release; // a lambda may not capture a structured binding before clang 16
         const bool newer = std::all_of(archs.begin(), archs.end(), [&](const auto* a) {
           return cuda_older(v, a->first_cuda);
         });
