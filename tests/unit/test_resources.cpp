@@ -79,6 +79,18 @@ TEST(check_host_memory, less_ram_and_swap_than_gpu_memory_is_a_warning_with_the_
   EXPECT_TRUE(lighter_loading);
 }
 
+TEST(check_host_memory, the_memory_a_gpu_holds_now_is_in_the_evidence) {
+  auto g = gpu(0, "NVIDIA H100 80GB HBM3", k_h100);
+  g.memory_used = facts::Fact<std::uint64_t>::known(12 * k_gib, "nvml:nvmlDeviceGetMemoryInfo");
+  const auto findings = run_all(machine(16 * k_gib, 2 * k_gib, {g}));
+  const Finding* d = find_id(findings, k_resources_host_memory_below_gpu_memory);
+  ASSERT_NE(d, nullptr);
+  ASSERT_EQ(d->evidence.size(), 4U);
+  EXPECT_EQ(d->evidence[2].value,
+            "GPU 0 NVIDIA H100 80GB HBM3: 79.6 GiB of memory (85520809984 bytes), 12.0 GiB in use "
+            "now");
+}
+
 TEST(check_host_memory, on_windows_it_is_the_page_file_with_its_size_in_mb) {
   auto f = machine(32 * k_gib, 4 * k_gib, {gpu(0, "NVIDIA RTX A6000", 48 * k_gib)});
   f.collection.os_family = "windows";

@@ -110,12 +110,16 @@ void check_host_memory(const facts::Facts& facts, const kb::KnowledgeBase&, Find
   d.evidence.push_back(Evidence{facts.os.swap_total.source(),
                                 fmt::format("{}: {} ({} bytes)", swap_kind, gib(swap), swap)});
   for (const facts::NvmlDevice& dev : *devices) {
+    // What the GPU holds now, where NVML said: the part of that memory a job has already filled.
+    const std::string in_use =
+        dev.memory_used ? fmt::format(", {} in use now", gib(*dev.memory_used)) : std::string();
     d.evidence.push_back(Evidence{dev.memory_total.source(),
-                                  fmt::format("GPU {} {}: {} of memory ({} bytes)",
+                                  fmt::format("GPU {} {}: {} of memory ({} bytes){}",
                                               dev.index,
                                               dev.name.value_or("(name unknown)"),
                                               gib(*dev.memory_total),
-                                              *dev.memory_total)});
+                                              *dev.memory_total,
+                                              in_use)});
   }
   d.evidence.push_back(
       Evidence{"kb",
