@@ -225,7 +225,9 @@ private:
   void search_ld_library_path();
   // The ld.so.cache entries for the name, in the cache's order (the memo keeps an index, or the
   // entries a LdCacheLookup gave).
-  std::vector<const facts::LdCacheEntry*> cache_entries_named() const;
+  // Calls `visit` with each of them until it returns false.
+  template<typename Visit>
+  void visit_cache_entries_named(Visit&& visit) const;
   // What config.cache_lookup gave a search without a memo.
   mutable std::vector<facts::LdCacheEntry> m_cache_looked_up;
   // `entries` of an object at `object_path`, expanded: from the memo, or into `scratch`.
@@ -575,8 +577,8 @@ LinuxSearch::absent_names(const std::string& dir, const ListEntry* entry) {
 
 // A tree of dependencies asks for a few dozen names, each many times, of a cache of thousands:
 // the entries of each name are found once, when it is first asked for.
-std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const {
-  std::vector<const facts::LdCacheEntry*> out;
+template<typename Visit>
+void LinuxSearch::visit_cache_entries_named(Visit&& visit) const {
   SearchMemo* memo = m_config.memo.get();
   if (m_config.cache_lookup) {
     const std::vector<facts::LdCacheEntry>* found = &m_cache_looked_up;
@@ -585,7 +587,7 @@ std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const
         memo->cache_found.clear();
         memo->cache_lookup = m_config.cache_lookup.get();
       }
-      auto it = memo->cache_found.find(std::string_view(m_name));
+      auto it = memo->cache_found.find(m_name);
       if (it == memo->cache_found.end()) {
         it = memo->cache_found
                  .emplace(std::string(m_name), m_config.cache_lookup->entries_named(m_name))
@@ -596,9 +598,11 @@ std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const
       m_cache_looked_up = m_config.cache_lookup->entries_named(m_name);
     }
     for (const facts::LdCacheEntry& e : *found) {
-      out.push_back(&e);
+      if (!visit(e)) {
+        return;
+      }
     }
-    return out;
+    return;
   }
   const std::vector<facts::LdCacheEntry>& cache = *m_config.cache;
   const std::vector<std::uint32_t>* known = nullptr;
@@ -608,8 +612,7 @@ std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const
       memo->cache_data = cache.data();
       memo->cache_size = cache.size();
     }
-    if (const auto it = memo->cache_names.find(std::string_view(m_name));
-        it != memo->cache_names.end()) {
+    if (const auto it = memo->cache_names.find(m_name); it != memo->cache_names.end()) {
       known = &it->second;
     }
   }
@@ -625,9 +628,10 @@ std::vector<const facts::LdCacheEntry*> LinuxSearch::cache_entries_named() const
                 : &memo->cache_names.emplace(std::string(m_name), std::move(scanned)).first->second;
   }
   for (const std::uint32_t i : *known) {
-    out.push_back(&cache[i]);
+    if (!visit(cache[i])) {
+      return;
+    }
   }
-  return out;
 }
 
 bool LinuxSearch::has_hwcaps(const std::string& dir, const ListEntry* entry) {
@@ -866,30 +870,34 @@ Resolution LinuxSearch::run() {
   } else {
     const std::string arch = cache_arch_for(process_machine());
     bool any = false;
-    for (const facts::LdCacheEntry* found : cache_entries_named()) {
-      const facts::LdCacheEntry& e = *found;
+    visit_cache_entries_named([&](const facts::LdCacheEntry& e) {
       any = true;
       if (!arch.empty() && e.arch != arch) {
         skip(FoundVia::ld_so_cache,
              SourceLabel{"ld.so.cache"},
              e.path,
              fmt::format("skipped: built for {}", e.arch));
-        continue;
+        return true; // the next entry
       }
+      // Under one of the system directories: its path then starts with the directory and '/'.
       const bool in_system_dir = std::any_of(
           m_config.default_dirs.begin(), m_config.default_dirs.end(), [&](const std::string& dir) {
-            return e.path.starts_with(dir.ends_with('/') ? dir : dir + "/");
+            return e.path.starts_with(dir)
+                   && (dir.ends_with('/')
+                       || (e.path.size() > dir.size() && e.path[dir.size()] == '/'));
           });
       if (nodeflib && in_system_dir) {
         skip(FoundVia::ld_so_cache,
              SourceLabel{"ld.so.cache"},
              e.path,
              "skipped: the caller has DF_1_NODEFLIB and this is under a default directory");
+      } else if (util::is_normal_path(e.path)) {
+        try_file(e.path, FoundVia::ld_so_cache, SourceLabel{"ld.so.cache"});
       } else {
         try_file(util::normalize_path(e.path), FoundVia::ld_so_cache, SourceLabel{"ld.so.cache"});
       }
-      break; // ld.so takes one cache entry
-    }
+      return false; // ld.so takes one cache entry
+    });
     if (!any) {
       skip(FoundVia::ld_so_cache,
            SourceLabel{"ld.so.cache"},
