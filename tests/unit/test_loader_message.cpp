@@ -330,6 +330,11 @@ TEST(LibraryIdentity, FromTheKnowledgeBaseSets) {
   EXPECT_EQ(role("libcudnn_ops.so.9.1.0"), LibraryRole::cudnn_sublibrary);
   EXPECT_EQ(classify_library("cudnn_ops_infer64_8.dll", sets).cudnn_major, 8u);
   EXPECT_EQ(classify_library("libcudnn_graph.so.9", sets).cudnn_major, 9u);
+  // A name without its version names a major only when one major alone ships that library.
+  EXPECT_EQ(classify_library("libcudnn.so", sets).cudnn_major, 0u);
+  EXPECT_EQ(classify_library("libcudnn.so.7", sets).cudnn_major, 7u);
+  EXPECT_EQ(classify_library("libcudnn_ops.so", sets).cudnn_major, 9u);
+  EXPECT_EQ(classify_library("libcudnn_cnn_infer.so", sets).cudnn_major, 8u);
   EXPECT_EQ(role("zlibwapi.dll"), LibraryRole::zlib);
   EXPECT_EQ(role("cudart64_110.dll"), LibraryRole::cuda_runtime);
   EXPECT_EQ(classify_library("cudart64_110.dll", sets).cuda_version, "11.0");

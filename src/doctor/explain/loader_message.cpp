@@ -856,18 +856,33 @@ LibraryIdentity classify_library(std::string_view name,
     return id;
   }
   const std::string_view stem = stem_of(name);
-  // cuDNN: a member of one of the knowledge base's sets, or named like one.
+  // cuDNN: a member of one of the knowledge base's sets, or named like one. A name without its
+  // version ("libcudnn.so") is a member of every major that ships the library, so it names a
+  // major only when one major alone has it ("libcudnn_ops.so": cuDNN 9).
+  bool member_found = false;
   for (const kb::CudnnLibrarySet& set : cudnn_sets) {
     for (const std::string& member : set.members) {
       const std::string lower = util::to_lower(member);
-      if (same_library(name, lower) || (stem == name && stem == stem_of(lower))) {
+      if (!same_library(name, lower) && !(stem == name && stem == stem_of(lower))) {
+        continue;
+      }
+      if (!member_found) {
         const std::string_view member_stem = stem_of(lower);
         const bool dispatcher = member_stem == "libcudnn" || starts(member_stem, "cudnn64_");
         id.role = dispatcher ? LibraryRole::cudnn : LibraryRole::cudnn_sublibrary;
         id.cudnn_major = set.major;
+        member_found = true;
+      } else if (id.cudnn_major != set.major) {
+        id.cudnn_major = 0;
+      }
+      if (name == lower) {
+        id.cudnn_major = set.major; // the exact file name carries its major
         return id;
       }
     }
+  }
+  if (member_found) {
+    return id;
   }
   if (stem == "libcudnn" || starts(stem, "cudnn64_") || stem == "cudnn") {
     id.role = LibraryRole::cudnn;
