@@ -540,15 +540,7 @@ void LinuxSearch::try_dir(const std::string& dir,
     return;
   }
   // try_file() copies what it keeps: the path is built in the search's one buffer.
-  std::string_view folder = dir;
-  while (folder.size() > 1 && folder.back() == '/') {
-    folder.remove_suffix(1);
-  }
-  m_candidate.assign(folder);
-  if (m_candidate.empty() || m_candidate.back() != '/') {
-    m_candidate += '/';
-  }
-  m_candidate += m_name;
+  util::join_path_into(m_candidate, dir, m_name);
   if (try_file(m_candidate, via, source) && absent != nullptr) {
     absent->insert(std::string(m_name));
   }

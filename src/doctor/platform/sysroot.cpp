@@ -100,11 +100,8 @@ Expected<std::string> SysRoot::resolve(std::string_view inner) const {
 }
 
 Expected<std::string> SysRoot::resolve_as(std::string_view inner, bool directory) const {
-  if (directory) {
-    const std::lock_guard lock(m_components->mutex);
-    if (auto it = m_components->folders.find(inner); it != m_components->folders.end()) {
-      return it->second;
-    }
+  if (std::string known; directory && cached_folder(inner, 0, known)) {
+    return known;
   }
   auto resolved = walk(inner, directory);
   if (directory && resolved) {

@@ -5,20 +5,25 @@
 
 namespace doctor::util {
 
-std::string join_path(std::string_view dir, std::string_view name) {
+void join_path_into(std::string& out, std::string_view dir, std::string_view name) {
   while (dir.size() > 1 && dir.back() == '/') {
     dir.remove_suffix(1);
   }
   while (!name.empty() && name.front() == '/') {
     name.remove_prefix(1);
   }
-  std::string out;
+  out.clear();
   out.reserve(dir.size() + 1 + name.size()); // one allocation: the loader model joins thousands
   out += dir;
   if (out.empty() || out.back() != '/') {
     out += '/';
   }
   out += name;
+}
+
+std::string join_path(std::string_view dir, std::string_view name) {
+  std::string out;
+  join_path_into(out, dir, name);
   return out;
 }
 

@@ -12,6 +12,10 @@ namespace doctor::util {
 // Joins inner path `dir` and relative `name` with exactly one '/'.
 std::string join_path(std::string_view dir, std::string_view name);
 
+// join_path() written into `out` (replacing what it held, keeping its buffer): for a caller that
+// builds many paths in a row.
+void join_path_into(std::string& out, std::string_view dir, std::string_view name);
+
 // Returns the directory part of inner path `path` ("/a/b/c" -> "/a/b", "/a" -> "/").
 std::string parent_path(std::string_view path);
 
