@@ -3,12 +3,14 @@
 """Scores `cudnn-doctor explain` on the real reports of one part of the corpus.
 
     python3 tests/explain/real/score.py DOCTOR --part train|test [-j N] [--json FILE]
-                                        [--floor TOP1,TOP3]
+                                        [--floor TOP1,TOP3] [--batch YYYY-MM-DD]
 
 For each case of the part it runs `DOCTOR explain --no-machine --format json FILE` and compares
 the cause classes it names with the class the thread established: top-1 is `causes[0]`, top-3
 any of the first three distinct classes of `causes[0]`, its `alternatives`, then `causes[1:]`. It prints the figures overall, per label and per platform, then every
-miss with what explain said. The test part is kept back: score it once, at the end (README.md).
+miss with what explain said. --batch scores only the cases collected in one batch (split.py
+records it): a new batch's train part scored before any rule is written for it is a second,
+unspent measure of reports explain has never seen. The test part is kept back: score it once, at the end (README.md).
 The exit status is 0 when every case ran (the figures are the result, not a pass or fail), 1 when
 explain failed to run on a case or, with --floor, when the train part scores below it, 2 on a
 usage error.
@@ -46,13 +48,14 @@ def main() -> int:
     ap.add_argument("--floor", metavar="TOP1,TOP3",
                     help="train part only: exit 1 when fewer cases than these are right (a guard "
                          "against regressions; the test part has no floor, it is scored once)")
+    ap.add_argument("--batch", help="only the cases of this collection batch (cases.json's batch)")
     args = ap.parse_args()
     if args.floor and args.part != "train":
         ap.error("--floor is for the train part only")
     cases = [c for c in json.loads((HERE / "cases.json").read_text(encoding="utf-8"))["cases"]
-             if c["part"] == args.part]
+             if c["part"] == args.part and args.batch in (None, c["batch"])]
     if not cases:
-        print(f"no cases in the {args.part} part")
+        print(f"no cases in the {args.part} part" + (f" of batch {args.batch}" if args.batch else ""))
         return 2
     with concurrent.futures.ThreadPoolExecutor(args.j) as pool:
         results = list(pool.map(lambda c: run(args.doctor, HERE / c["part"] / c["file"]), cases))
@@ -89,7 +92,7 @@ def main() -> int:
         rows.append({"file": case["file"], "want": case["cause_class"], "named": named[:3],
                      "top1": hit1, "top3": hit3})
     n = len(cases)
-    print(f"{args.part} part: {n} cases; top-1 {top1}/{n} ({100 * top1 / n:.1f}%), "
+    print(f"{args.part} part{f' of batch {args.batch}' if args.batch else ''}: {n} cases; top-1 {top1}/{n} ({100 * top1 / n:.1f}%), "
           f"top-3 {top3}/{n} ({100 * top3 / n:.1f}%)")
     for title, table in (("label", by_label), ("platform", by_platform)):
         print(f"\nper {title}:")

@@ -27,6 +27,10 @@ CAUSE_CLASSES = HERE.parent.parent.parent / "src" / "doctor" / "model" / "cause_
 SEED = 20261203
 FIELDS = {"file", "thread", "url", "platform", "runtime", "framework", "cause_class", "cause",
           "fix", "established_by", "evidence", "log_kind", "language"}
+# Set by this script, not by the collectors: the part, and the batch (the date in the name of the
+# pool manifest the case came from, pool-YYYY-MM-DD-*.json), so that a batch's train part can be
+# scored on its own before any rule is written for it (score.py --batch).
+BATCH = re.compile(r"^pool-(\d{4}-\d{2}-\d{2})")
 PLATFORMS = {"windows", "linux", "wsl", "macos", "unknown"}
 ESTABLISHED = {"maintainer", "reporter-confirmed", "other-user-confirmed"}
 LOG_KINDS = {"title-only", "excerpt", "full"}
@@ -43,7 +47,7 @@ def problems_of(case: dict, classes: set[str]) -> list[str]:
     out = []
     where = case.get("file", "?")
     missing = FIELDS - set(case)
-    extra = set(case) - FIELDS - {"part"}
+    extra = set(case) - FIELDS - {"part", "batch"}
     if missing:
         out.append(f"{where}: missing {sorted(missing)}")
     if extra:
@@ -56,6 +60,8 @@ def problems_of(case: dict, classes: set[str]) -> list[str]:
         out.append(f"{where}: cause_class {case.get('cause_class')!r} is not a known class")
     if case.get("established_by") not in ESTABLISHED:
         out.append(f"{where}: established_by {case.get('established_by')!r}")
+    if not re.match(r"^\d{4}-\d{2}-\d{2}$", str(case.get("batch", ""))):
+        out.append(f"{where}: batch {case.get('batch')!r} is not a date")
     if case.get("log_kind") not in LOG_KINDS:
         out.append(f"{where}: log_kind {case.get('log_kind')!r}")
     return out
@@ -74,7 +80,12 @@ def main() -> int:
         seen = {c["thread"].lower() for c in done}
         new = []
         for pool in sorted(HERE.glob("pool-*.json")):
+            batch = BATCH.match(pool.name)
+            if not batch:
+                problems.append(f"{pool.name}: not named pool-YYYY-MM-DD-*.json")
+                continue
             for case in json.loads(pool.read_text(encoding="utf-8"))["cases"]:
+                case["batch"] = batch.group(1)
                 key = case.get("thread", "").lower()
                 if key in seen:
                     print(f"{pool.name}: {case.get('thread')} is a repeat; left out")
