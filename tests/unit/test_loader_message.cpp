@@ -261,6 +261,24 @@ TEST(LoadFailure, TyposInNames) {
          true});
 }
 
+TEST(LoadFailure, TheBareWordMissing) {
+  // Titles and users' own sentences say "missing" without "is" or a loader's phrase.
+  check({"cudnn64_8.dll missing", "cudnn64_8.dll", "", LoadErrorKind::not_found, -1, true});
+  check({"Missing cublasLt64_11.dll when running on GPU",
+         "cublaslt64_11.dll",
+         "",
+         LoadErrorKind::not_found,
+         -1,
+         true});
+  check({"libcudnn_cnn_infer.so.8 missing after upgrade",
+         "libcudnn_cnn_infer.so.8",
+         "",
+         LoadErrorKind::not_found,
+         -1,
+         false});
+  EXPECT_FALSE(parse_load_failure("Missing key(s) in state_dict: \"conv1.weight\"").has_value());
+}
+
 TEST(LoadFailure, PythonModuleOnly) {
   const auto f =
       parse_load_failure("ImportError: DLL load failed while importing _ext: 找不到指定的模块。");

@@ -256,27 +256,28 @@ constexpr std::array<std::string_view, 12> k_procedure{"specified procedure coul
                                                        "could not be located in the dynamic link"};
 constexpr std::array<std::string_view, 4> k_dependency{
     "由于找不到", "can't find dependent libraries", "cannot find dependent", "dependent dll"};
-constexpr std::array<std::string_view, 21> k_missing{"specified module could not be found",
-                                                     "找不到指定的模块",
-                                                     "cannot open shared object file",
-                                                     "no such file or directory",
-                                                     "=> not found",
-                                                     "not found",
-                                                     "could not be found",
-                                                     "cannot find",
-                                                     "can't find",
-                                                     "could not find",
-                                                     "could not locate",
-                                                     "找不到",
-                                                     "不存在",
-                                                     "is missing",
-                                                     "nicht gefunden",
-                                                     "image not found",
-                                                     "library not loaded",
-                                                     "dllnotfoundexception",
-                                                     "unable to find",
-                                                     "no such file",
-                                                     "not installed"};
+constexpr std::array<std::string_view, 21> k_missing{
+    "specified module could not be found",
+    "找不到指定的模块",
+    "cannot open shared object file",
+    "no such file or directory",
+    "=> not found",
+    "not found",
+    "could not be found",
+    "cannot find",
+    "can't find",
+    "could not find",
+    "could not locate",
+    "找不到",
+    "不存在",
+    "missing", // "cudnn64_8.dll missing", "missing libcudnn.so.8"
+    "nicht gefunden",
+    "image not found",
+    "library not loaded",
+    "dllnotfoundexception",
+    "unable to find",
+    "no such file",
+    "not installed"};
 constexpr std::array<std::string_view, 24> k_load_words{"could not load",
                                                         "couldn't load",
                                                         "cannot load",
@@ -635,10 +636,11 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
   // The missing one: named before ": cannot open shared object file" or "=> not found", after
   // "error while loading shared libraries:" or "由于找不到".
   const Token* missing = nullptr;
-  constexpr std::array<std::string_view, 5> k_after_missing{": cannot open shared object file",
+  constexpr std::array<std::string_view, 6> k_after_missing{": cannot open shared object file",
                                                             " => not found",
                                                             ": no such file",
                                                             " is missing",
+                                                            " missing",
                                                             " not found"};
   for (std::string_view phrase : k_after_missing) {
     for (std::size_t at = s.find(phrase); at != std::string::npos && missing == nullptr;
@@ -646,8 +648,8 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
       missing = token_before(tokens, at);
     }
   }
-  constexpr std::array<std::string_view, 3> k_before_missing{
-      "error while loading shared libraries:", "由于找不到", "could not find"};
+  constexpr std::array<std::string_view, 4> k_before_missing{
+      "error while loading shared libraries:", "由于找不到", "could not find", "missing"};
   for (std::string_view phrase : k_before_missing) {
     if (missing != nullptr) {
       break;
