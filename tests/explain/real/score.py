@@ -63,6 +63,7 @@ def main() -> int:
     top1 = top3 = 0
     by_label = collections.defaultdict(lambda: [0, 0, 0])
     by_platform = collections.defaultdict(lambda: [0, 0, 0])
+    by_kind = collections.defaultdict(lambda: [0, 0, 0])
     misses = []
     rows = []
     for case, (causes, error) in zip(cases, results):
@@ -81,7 +82,8 @@ def main() -> int:
         hit3 = case["cause_class"] in named[:3]
         top1 += hit1
         top3 += hit3
-        for table, key in ((by_label, case["cause_class"]), (by_platform, case["platform"])):
+        for table, key in ((by_label, case["cause_class"]), (by_platform, case["platform"]),
+                           (by_kind, f"{case['log_kind']}, {case['language']}")):
             table[key][0] += 1
             table[key][1] += hit1
             table[key][2] += hit3
@@ -94,7 +96,8 @@ def main() -> int:
     n = len(cases)
     print(f"{args.part} part{f' of batch {args.batch}' if args.batch else ''}: {n} cases; top-1 {top1}/{n} ({100 * top1 / n:.1f}%), "
           f"top-3 {top3}/{n} ({100 * top3 / n:.1f}%)")
-    for title, table in (("label", by_label), ("platform", by_platform)):
+    for title, table in (("label", by_label), ("platform", by_platform),
+                         ("log kind and language", by_kind)):
         print(f"\nper {title}:")
         for key in sorted(table):
             total, h1, h3 = table[key]
