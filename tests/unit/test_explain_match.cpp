@@ -381,6 +381,31 @@ TEST(Scan, RepeatedLinesCountAsOftenAsTheyOccurWithTheirOwnNumbers) {
   }
 }
 
+TEST(Scan, LinesCutAtTheConsoleWidthAreMatchedWhole) {
+  // A PowerShell console 80 columns wide cut the message mid-word; both scan paths join it.
+  std::string message =
+      "python : 2024-02-03 11:12:13.141516: E onnxruntime: Could not load library "
+      "cudnn_cnn_infer64_8.dll. Error code 126";
+  std::string text = "PS C:\\work> python run.py\n";
+  for (std::size_t i = 0; i < message.size(); i += 80) {
+    text += message.substr(i, 80) + "\r\n";
+  }
+  text += "At line:1 char:1\n";
+  for (bool fast : {true, false}) {
+    auto sigs = test_signatures();
+    SignatureMatcher m(sigs);
+    Analysis a(m);
+    ScanOptions o;
+    o.fast_path = fast;
+    scan_text("t", text, a, o);
+    ASSERT_EQ(a.hits().size(), 1U) << fast;
+    EXPECT_EQ(sigs[a.hits()[0].signature].id, "sub");
+    EXPECT_EQ(a.hits()[0].lines[0].line, 2U);
+    EXPECT_EQ(a.hits()[0].lines[0].text, message);
+    EXPECT_EQ(a.inputs()[0].lines, 4U);
+  }
+}
+
 std::vector<std::string> rank_of(std::string_view text, Ranking* out = nullptr) {
   auto sigs = test_signatures();
   SignatureMatcher m(sigs);

@@ -93,7 +93,8 @@ void Analysis::add_line(const util::TextLine& line) {
 void Analysis::follow_load_failure(const std::vector<LineMatch>& matches,
                                    const util::TextLine& line) {
   const std::size_t input = m_inputs.empty() ? 0 : m_inputs.size() - 1;
-  if (m_open_load && m_open_load_input == input && m_open_load->number + 1 == line.number) {
+  if (m_open_load && m_open_load_input == input
+      && m_open_load->number + m_open_load->span == line.number) {
     if (auto joined = m_matcher->match_loader_continuation(m_open_load->text, line.text)) {
       // The first line alone said less: what its rules made of it is withdrawn.
       for (std::size_t sig : m_open_load_signatures) {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <doctor/explain/hard_wrap.hpp>
 #include <doctor/explain/scan.hpp>
 
 #include <algorithm>
@@ -30,11 +31,39 @@ public:
   Expected<void> run(const std::string& name, const ReadFn& read) {
     m_analysis.begin_input(name);
     auto status = read_all(read);
+    close_head();
     m_analysis.end_input(m_info, m_bytes, m_next_line - 1, m_fast);
     return status;
   }
 
 private:
+  // Every decoded line goes here. The lines of the head are held until it ends, so that lines a
+  // console cut at its width can be joined (hard_wrap.hpp) before they are matched; the rest go
+  // to the analysis at once.
+  void feed(const util::TextLine& line) {
+    if (!m_head_open) {
+      m_analysis.add_line(line);
+      return;
+    }
+    m_head_buffered += line.text.size() + 1;
+    m_head.push_back(line);
+    if (m_head_buffered >= k_head_bytes) {
+      close_head();
+    }
+  }
+
+  void close_head() {
+    if (!m_head_open) {
+      return;
+    }
+    m_head_open = false;
+    join_hard_wraps(m_head);
+    for (const util::TextLine& line : m_head) {
+      m_analysis.add_line(line);
+    }
+    m_head = {};
+  }
+
   Expected<void> read_all(const ReadFn& read) {
     // The sample decides the encoding, exactly as TextDecoder does.
     m_buf.resize(m_chunk);
@@ -118,7 +147,7 @@ private:
 
   Expected<void> finish_with(const Error& e) {
     m_fast = false;
-    util::TextDecoder d([this](const util::TextLine& l) { m_analysis.add_line(l); });
+    util::TextDecoder d([this](const util::TextLine& l) { feed(l); });
     d.feed(std::string_view(m_buf.data(), m_len));
     d.finish();
     m_info = d.info();
@@ -128,7 +157,7 @@ private:
 
   // Every line through the decoder: other encodings, or the fast path turned off.
   Expected<void> slow(const ReadFn& read, bool eof) {
-    util::TextDecoder d([this](const util::TextLine& l) { m_analysis.add_line(l); });
+    util::TextDecoder d([this](const util::TextLine& l) { feed(l); });
     d.feed(std::string_view(m_buf.data(), m_len));
     std::optional<Error> error;
     while (!eof) {
@@ -153,7 +182,7 @@ private:
   // Decodes `block` (whole lines; the last may lack its LF only at the end of the input) through
   // a decoder numbering from m_next_line.
   void decode_block(std::string_view block) {
-    util::TextDecoder d([this](const util::TextLine& l) { m_analysis.add_line(l); });
+    util::TextDecoder d([this](const util::TextLine& l) { feed(l); });
     d.force_encoding(util::Encoding::utf8);
     d.set_next_line_number(m_next_line);
     d.feed(block);
@@ -197,7 +226,7 @@ private:
     }
     if (m_len >= m_chunk) {
       // One line fills the buffer: stream it through a decoder, which caps it.
-      m_long.emplace([this](const util::TextLine& l) { m_analysis.add_line(l); });
+      m_long.emplace([this](const util::TextLine& l) { feed(l); });
       m_long->force_encoding(util::Encoding::utf8);
       m_long->set_next_line_number(m_next_line);
       m_long->feed(data);
@@ -222,6 +251,7 @@ private:
         return;
       }
     }
+    close_head();
     if (!fast_block(block)) {
       decode_block(block);
     }
@@ -265,7 +295,7 @@ private:
     }
     m_line.number = m_next_line++;
     m_line.text.assign(raw);
-    m_analysis.add_line(m_line);
+    feed(m_line);
     return true;
   }
 
@@ -378,6 +408,9 @@ private:
   std::optional<util::TextDecoder> m_long;
   std::vector<PartScan> m_parts;
   util::TextLine m_line; // the plain candidate line being matched
+  bool m_head_open = true;
+  std::vector<util::TextLine> m_head; // the head's lines, until it ends (feed())
+  std::size_t m_head_buffered = 0;
 };
 
 } // namespace

@@ -77,7 +77,9 @@ struct TextLine {
   std::size_t number = 0; // 1-based physical line of the input
   std::size_t part = 0;   // 0, or the piece of a syslog-expanded line
   std::string text;
-  bool cut = false; // the line was longer than the cap and ends in k_cut_marker
+  bool cut = false;     // the line was longer than the cap and ends in k_cut_marker
+  std::size_t span = 1; // physical lines it covers: more when lines cut at a console's width
+                        // were joined again (explain/hard_wrap.hpp)
 
   bool operator==(const TextLine&) const = default;
 };

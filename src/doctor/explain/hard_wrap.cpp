@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+#include <doctor/explain/hard_wrap.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace doctor::explain {
+
+namespace {
+
+// Narrower consoles are not used for logs, and a line this short gives no evidence.
+constexpr std::size_t k_min_width = 60;
+// The widths consoles open with: the classic 80 columns, and the Windows 10 console host's 120.
+constexpr std::array<std::size_t, 2> k_default_widths{80, 120};
+
+// The code point at `i` (advancing `i`); an invalid byte stands for itself.
+std::uint32_t next_code_point(std::string_view s, std::size_t& i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  std::size_t len = 1;
+  std::uint32_t cp = b;
+  if (b >= 0xF0 && b <= 0xF4) {
+    len = 4;
+    cp = b & 0x07U;
+  } else if (b >= 0xE0) {
+    len = 3;
+    cp = b & 0x0FU;
+  } else if (b >= 0xC2 && b <= 0xDF) {
+    len = 2;
+    cp = b & 0x1FU;
+  }
+  if (len == 1 || i + len > s.size()) {
+    ++i;
+    return b;
+  }
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto c = static_cast<unsigned char>(s[i + k]);
+    if ((c & 0xC0U) != 0x80U) {
+      ++i;
+      return b;
+    }
+    cp = (cp << 6U) | (c & 0x3FU);
+  }
+  i += len;
+  return cp;
+}
+
+bool is_wide(std::uint32_t cp) {
+  // East Asian Wide and Fullwidth blocks (Unicode's EastAsianWidth.txt, the ranges consoles use).
+  constexpr std::array<std::pair<std::uint32_t, std::uint32_t>, 14> k_wide{{
+      {0x1100, 0x115F},   // Hangul Jamo initials
+      {0x2E80, 0x303E},   // CJK radicals, ideographic punctuation
+      {0x3041, 0x33FF},   // kana, CJK symbols
+      {0x3400, 0x4DBF},   // CJK extension A
+      {0x4E00, 0x9FFF},   // CJK unified ideographs
+      {0xA000, 0xA4CF},   // Yi
+      {0xAC00, 0xD7A3},   // Hangul syllables
+      {0xF900, 0xFAFF},   // CJK compatibility ideographs
+      {0xFE30, 0xFE4F},   // CJK compatibility forms
+      {0xFF00, 0xFF60},   // fullwidth forms
+      {0xFFE0, 0xFFE6},   // fullwidth signs
+      {0x1F300, 0x1F64F}, // pictographs, emoticons
+      {0x1F900, 0x1F9FF}, // supplemental pictographs
+      {0x20000, 0x3FFFD}, // CJK extensions B and later
+  }};
+  return std::any_of(k_wide.begin(), k_wide.end(), [cp](const auto& r) {
+    return cp >= r.first && cp <= r.second;
+  });
+}
+
+bool is_zero_width(std::uint32_t cp) {
+  return cp < 0x20 || cp == 0x7F || (cp >= 0x0300 && cp <= 0x036F) // combining diacritics
+         || (cp >= 0x200B && cp <= 0x200F)                          // zero-width space, marks
+         || (cp >= 0xFE00 && cp <= 0xFE0F);                         // variation selectors
+}
+
+bool is_box_drawing(std::uint32_t cp) {
+  return cp >= 0x2500 && cp <= 0x257F;
+}
+
+bool starts_wide(std::string_view s) {
+  if (s.empty()) {
+    return false;
+  }
+  std::size_t i = 0;
+  return is_wide(next_code_point(s, i));
+}
+
+std::string_view trimmed(std::string_view s) {
+  const std::size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) {
+    return {};
+  }
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+bool is_border(std::uint32_t cp) {
+  return cp == '|' || cp == '+' || is_box_drawing(cp);
+}
+
+// The last code point of non-empty `s`.
+std::uint32_t last_code_point(std::string_view s) {
+  std::size_t b = s.size() - 1;
+  while (b > 0 && (static_cast<unsigned char>(s[b]) & 0xC0U) == 0x80U && s.size() - b < 4) {
+    --b;
+  }
+  return next_code_point(s, b);
+}
+
+// A table row or a rule: as wide as its table, never cut. A row starts and ends with a border
+// ("| NVIDIA-SMI 535.86 ... |", "+----+"); a line that only starts with one is a log record's
+// margin (Julia's "│   exception =") or a row cut in two, and may be joined.
+bool is_table_or_rule(std::string_view line) {
+  const std::string_view t = trimmed(line);
+  if (t.empty()) {
+    return true;
+  }
+  std::size_t i = 0;
+  if (t.size() > 1 && is_border(next_code_point(t, i)) && is_border(last_code_point(t))) {
+    return true;
+  }
+  // A rule at the end: "===== test session starts =====", "-----".
+  constexpr std::string_view k_rule = "=-*#_~+|";
+  const char last = t.back();
+  if (k_rule.find(last) == std::string_view::npos) {
+    return false;
+  }
+  std::size_t run = 0;
+  for (std::size_t k = t.size(); k > 0 && t[k - 1] == last; --k) {
+    ++run;
+  }
+  return run >= 4;
+}
+
+bool is_fence(std::string_view line) {
+  const std::string_view t = trimmed(line);
+  return t.starts_with("```") || t.starts_with("~~~");
+}
+
+// Whether line `i` reaches `width` and goes on in the next line.
+bool is_cut(const std::vector<util::TextLine>& lines,
+            const std::vector<std::size_t>& widths,
+            std::size_t i,
+            std::size_t width) {
+  if (i + 1 >= lines.size()) {
+    return false;
+  }
+  const util::TextLine& line = lines[i];
+  const util::TextLine& next = lines[i + 1];
+  const bool full = widths[i] == width || (widths[i] + 1 == width && starts_wide(next.text));
+  // A console that pads its lines to the width pads the short ones with a run of spaces; a cut
+  // line may end in the one space it was cut after.
+  const bool padded = line.text.ends_with("  ") || line.text.ends_with('\t');
+  if (!full || line.cut || line.part != 0 || next.part != 0 || line.text.empty() || padded
+      || next.text.empty()
+      || next.text == line.text || is_fence(next.text) || is_table_or_rule(line.text)
+      || is_table_or_rule(next.text) || next.number != line.number + 1) {
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::size_t display_width(std::string_view utf8) {
+  std::size_t width = 0;
+  std::size_t i = 0;
+  while (i < utf8.size()) {
+    const std::uint32_t cp = next_code_point(utf8, i);
+    if (cp == '\t') {
+      width = (width / 8 + 1) * 8;
+    } else if (is_wide(cp)) {
+      width += 2;
+    } else if (!is_zero_width(cp)) {
+      width += 1;
+    }
+  }
+  return width;
+}
+
+namespace {
+
+std::vector<std::size_t> widths_of(const std::vector<util::TextLine>& lines) {
+  std::vector<std::size_t> widths;
+  widths.reserve(lines.size());
+  for (const util::TextLine& l : lines) {
+    // A line far wider than any console was not cut by one; its width is not needed exactly.
+    widths.push_back(l.text.size() > 4096 ? l.text.size() : display_width(l.text));
+  }
+  return widths;
+}
+
+std::size_t width_of(const std::vector<util::TextLine>& lines,
+                     const std::vector<std::size_t>& widths) {
+  std::size_t widest = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!is_table_or_rule(lines[i].text)) {
+      widest = std::max(widest, widths[i]);
+    }
+  }
+  if (widest < k_min_width) {
+    return 0;
+  }
+  std::set<std::string_view> cut;
+  for (std::size_t i = 0; i < lines.size() && cut.size() < 2; ++i) {
+    if (is_cut(lines, widths, i, widest)) {
+      cut.insert(lines[i].text);
+    }
+  }
+  const bool default_width =
+      std::find(k_default_widths.begin(), k_default_widths.end(), widest) != k_default_widths.end();
+  return cut.size() >= 2 || (cut.size() == 1 && default_width) ? widest : 0;
+}
+
+} // namespace
+
+std::size_t hard_wrap_width(const std::vector<util::TextLine>& lines) {
+  return width_of(lines, widths_of(lines));
+}
+
+std::size_t join_hard_wraps(std::vector<util::TextLine>& lines) {
+  const std::vector<std::size_t> widths = widths_of(lines);
+  const std::size_t width = width_of(lines, widths);
+  if (width == 0) {
+    return 0;
+  }
+  std::size_t joined = 0;
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < lines.size();) {
+    std::size_t end = i + 1; // lines [i, end) become one
+    while (end < lines.size() && is_cut(lines, widths, end - 1, width)
+           && lines[i].text.size() + lines[end].text.size() <= util::k_max_line_bytes) {
+      lines[i].text += lines[end].text;
+      lines[i].span += lines[end].span;
+      ++end;
+    }
+    joined += end - i - 1;
+    if (out != i) {
+      lines[out] = std::move(lines[i]);
+    }
+    ++out;
+    i = end;
+  }
+  lines.resize(out);
+  return joined;
+}
+
+} // namespace doctor::explain
