@@ -403,6 +403,8 @@ TEST(Scan, LinesCutAtTheConsoleWidthAreMatchedWhole) {
     EXPECT_EQ(a.hits()[0].lines[0].line, 2U);
     EXPECT_EQ(a.hits()[0].lines[0].text, message);
     EXPECT_EQ(a.inputs()[0].lines, 4U);
+    EXPECT_EQ(a.inputs()[0].decode.wrap_width, 80U);
+    EXPECT_EQ(a.inputs()[0].decode.wrap_joined, 1U);
   }
 }
 

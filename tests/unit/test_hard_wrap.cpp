@@ -45,10 +45,10 @@ TEST(HardWrap, DisplayWidth) {
   EXPECT_EQ(display_width("Error code 126"), 14U);
   EXPECT_EQ(display_width("找不到指定的模块。"), 18U); // wide characters and the ideographic stop
   EXPECT_EQ(display_width("a\tb"), 9U);
-  EXPECT_EQ(display_width("e\xCC\x81"), 1U);      // e and a combining acute accent
-  EXPECT_EQ(display_width("\xFF\xFE"), 2U);        // invalid bytes count one each
-  EXPECT_EQ(display_width("\xE6\x89\xBE"), 2U);    // 找
-  EXPECT_EQ(display_width("\xE6\x89"), 2U);        // a cut sequence: two bytes of one
+  EXPECT_EQ(display_width("e\xCC\x81"), 1U);    // e and a combining acute accent
+  EXPECT_EQ(display_width("\xFF\xFE"), 2U);     // invalid bytes count one each
+  EXPECT_EQ(display_width("\xE6\x89\xBE"), 2U); // 找
+  EXPECT_EQ(display_width("\xE6\x89"), 2U);     // a cut sequence: two bytes of one
 }
 
 TEST(HardWrap, AMessageCutAtEightyColumnsIsJoined) {
@@ -112,9 +112,10 @@ TEST(HardWrap, APaddedConsoleJoinsOnlyTheCutLines) {
     s.resize(80, ' ');
     return s;
   };
-  const std::string message = "OSError: [WinError 126] The specified module could not be found. "
-                              "Error loading \"C:\\env\\lib\\site-packages\\torch\\lib\\"
-                              "cudnn_cnn_infer64_8.dll\" or one of its dependencies.";
+  const std::string message =
+      "OSError: [WinError 126] The specified module could not be found. "
+      "Error loading \"C:\\env\\lib\\site-packages\\torch\\lib\\"
+      "cudnn_cnn_infer64_8.dll\" or one of its dependencies.";
   const auto pieces = cut(message, 80);
   ASSERT_EQ(pieces.size(), 3U);
   const std::vector<std::string> text = {pad("Traceback (most recent call last):"),

@@ -73,8 +73,8 @@ bool is_wide(std::uint32_t cp) {
 
 bool is_zero_width(std::uint32_t cp) {
   return cp < 0x20 || cp == 0x7F || (cp >= 0x0300 && cp <= 0x036F) // combining diacritics
-         || (cp >= 0x200B && cp <= 0x200F)                          // zero-width space, marks
-         || (cp >= 0xFE00 && cp <= 0xFE0F);                         // variation selectors
+         || (cp >= 0x200B && cp <= 0x200F)                         // zero-width space, marks
+         || (cp >= 0xFE00 && cp <= 0xFE0F);                        // variation selectors
 }
 
 bool is_box_drawing(std::uint32_t cp) {
@@ -155,9 +155,9 @@ bool is_cut(const std::vector<util::TextLine>& lines,
   // line may end in the one space it was cut after.
   const bool padded = line.text.ends_with("  ") || line.text.ends_with('\t');
   if (!full || line.cut || line.part != 0 || next.part != 0 || line.text.empty() || padded
-      || next.text.empty()
-      || next.text == line.text || is_fence(next.text) || is_table_or_rule(line.text)
-      || is_table_or_rule(next.text) || next.number != line.number + 1) {
+      || next.text.empty() || next.text == line.text || is_fence(next.text)
+      || is_table_or_rule(line.text) || is_table_or_rule(next.text)
+      || next.number != line.number + 1) {
     return false;
   }
   return true;
@@ -221,9 +221,12 @@ std::size_t hard_wrap_width(const std::vector<util::TextLine>& lines) {
   return width_of(lines, widths_of(lines));
 }
 
-std::size_t join_hard_wraps(std::vector<util::TextLine>& lines) {
+std::size_t join_hard_wraps(std::vector<util::TextLine>& lines, std::size_t* width_found) {
   const std::vector<std::size_t> widths = widths_of(lines);
   const std::size_t width = width_of(lines, widths);
+  if (width_found != nullptr) {
+    *width_found = width;
+  }
   if (width == 0) {
     return 0;
   }

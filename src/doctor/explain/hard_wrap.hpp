@@ -11,9 +11,9 @@
 // does not end in a run of spaces (a console that pads lines to its width pads the short ones
 // so), and is followed by a line that goes on (not empty, not a code fence, not the same text
 // again). Table rows (nvidia-smi's box, Markdown tables: a border at both ends) and separator
-// rules are never joined: they are as wide as their table, not cut. The width must be seen on two distinct cut lines, or on one when it is
-// a console's default width (80 or 120 columns); a single line that happens to be the widest is
-// not evidence of wrapping.
+// rules are never joined: they are as wide as their table, not cut. The width must be seen on two
+// distinct cut lines, or on one when it is a console's default width (80 or 120 columns); a single
+// line that happens to be the widest is not evidence of wrapping.
 #pragma once
 
 #include <doctor/util/text_decode.hpp>
@@ -35,6 +35,7 @@ std::size_t hard_wrap_width(const std::vector<util::TextLine>& lines);
 // number, and its span counts the lines joined; a join stops before the result would pass
 // util::k_max_line_bytes). Returns the number
 // of lines joined into others.
-std::size_t join_hard_wraps(std::vector<util::TextLine>& lines);
+// `width`, when given, receives the width found (0 for none).
+std::size_t join_hard_wraps(std::vector<util::TextLine>& lines, std::size_t* width = nullptr);
 
 } // namespace doctor::explain

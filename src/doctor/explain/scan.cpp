@@ -32,6 +32,8 @@ public:
     m_analysis.begin_input(name);
     auto status = read_all(read);
     close_head();
+    m_info.wrap_width = m_wrap_width;
+    m_info.wrap_joined = m_wrap_joined;
     m_analysis.end_input(m_info, m_bytes, m_next_line - 1, m_fast);
     return status;
   }
@@ -57,7 +59,7 @@ private:
       return;
     }
     m_head_open = false;
-    join_hard_wraps(m_head);
+    m_wrap_joined = join_hard_wraps(m_head, &m_wrap_width);
     for (const util::TextLine& line : m_head) {
       m_analysis.add_line(line);
     }
@@ -411,6 +413,8 @@ private:
   bool m_head_open = true;
   std::vector<util::TextLine> m_head; // the head's lines, until it ends (feed())
   std::size_t m_head_buffered = 0;
+  std::size_t m_wrap_width = 0; // what join_hard_wraps() found in the head
+  std::size_t m_wrap_joined = 0;
 };
 
 } // namespace

@@ -45,6 +45,12 @@ std::string input_line(const explain::InputSummary& in) {
   if (in.decode.cut_lines > 0) {
     parts.push_back(fmt::format("{} long lines cut", in.decode.cut_lines));
   }
+  if (in.decode.wrap_joined > 0) {
+    parts.push_back(fmt::format("{} {} cut at {} columns joined",
+                                in.decode.wrap_joined,
+                                in.decode.wrap_joined == 1 ? "line" : "lines",
+                                in.decode.wrap_width));
+  }
   return fmt::format("{} ({})", escape_terminal(in.name), util::join(parts, ", "));
 }
 
@@ -265,6 +271,8 @@ std::string render_explain_json(const ExplainResult& r, const ExplainMeta& meta)
     j["syslog_expanded"] = in.decode.syslog_expanded;
     j["replacements"] = in.decode.replacements;
     j["cut_lines"] = in.decode.cut_lines;
+    j["wrap_width"] = in.decode.wrap_width;
+    j["wrap_joined"] = in.decode.wrap_joined;
     j["bytes"] = in.bytes;
     j["lines"] = in.lines;
     j["fast_scan"] = in.fast_scan;

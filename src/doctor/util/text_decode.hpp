@@ -70,6 +70,10 @@ struct DecodeInfo {
   bool syslog_expanded = false; // at least one line's #012/#011 escapes were expanded
   std::size_t replacements = 0; // U+FFFD written for invalid input
   std::size_t cut_lines = 0;    // lines cut at the cap
+  // Set by explain's scanner, not the decoder: the console width the head's lines were cut at,
+  // and how many lines were joined into the ones before them (explain/hard_wrap.hpp).
+  std::size_t wrap_width = 0;
+  std::size_t wrap_joined = 0;
 };
 
 // One output line: valid UTF-8 without LF, at most the cap in bytes.
