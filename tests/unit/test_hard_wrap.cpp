@@ -145,6 +145,41 @@ TEST(HardWrap, JuliaMarginsAreNotTables) {
   EXPECT_EQ(joined(text), (std::vector<std::string>{text[0] + text[1], text[2]}));
 }
 
+TEST(HardWrap, LinesThatEndedByThemselvesStay) {
+  const std::string wide(79, 'w');
+  // The next record of a log, in the same shape as the line before it.
+  const std::vector<std::string> syslog = {
+      "Feb 15 17:37:45 host kernel: [82659.755967] NVRM: Xid (PCI:0000:3b:00): 13, " + wide,
+      "Feb 15 17:37:45 host kernel: [82659.756410] NVRM: Xid (PCI:0000:3b:00): 13, " + wide,
+      "Feb 15 17:37:46 host slurmd[1877]: launch task"};
+  EXPECT_EQ(joined(syslog), syslog);
+  // A bracketed timestamp opens the next record; a sentence ended and the next begins.
+  const std::vector<std::string> records = {
+      std::string(72, 'x') + " float16",
+      "[2024-09-30 21:14:02] faster-whisper 1.0.3",
+      std::string(70, 'y') + " library path!",
+      "Invalid handle. Cannot load symbol cudnnCreateTensorDescriptor"};
+  EXPECT_EQ(joined(records), records);
+  // Latin script turning to Chinese at the break: the line ended there.
+  const std::vector<std::string> script = {
+      "pip install paddlepaddle-gpu -f https://www.paddlepaddle.org.cn/whl/windows/mkl/avx/"
+      "stable.html"
+          + std::string(25, 'z'),
+      "官方推荐CUDA 11.2搭配8.1.1使用"};
+  ASSERT_EQ(display_width(script[0]), 120U);
+  EXPECT_EQ(joined(script), script);
+}
+
+TEST(HardWrap, OnlyAConsoleWindowsWidth) {
+  // Log records wider than any console window, or narrower than one, are not cut lines.
+  const std::vector<std::string> long_records = {
+      std::string(300, 'a'), "b", std::string(300, 'c'), "d"};
+  EXPECT_EQ(joined(long_records), long_records);
+  const std::vector<std::string> short_lines = {
+      std::string(64, 'a'), "b", std::string(64, 'c'), "d"};
+  EXPECT_EQ(joined(short_lines), short_lines);
+}
+
 TEST(HardWrap, SyslogPartsAndCutLinesStay) {
   auto lines = lines_of({std::string(80, 'a'), "b", std::string(80, 'c'), "d"});
   lines[1].part = 1;

@@ -12,8 +12,11 @@ namespace doctor::explain {
 
 namespace {
 
-// Narrower consoles are not used for logs, and a line this short gives no evidence.
-constexpr std::size_t k_min_width = 60;
+// Narrower consoles are not used for logs, and a line this short gives no evidence; no console
+// window is wider than the upper bound (a maximised terminal on a 4K screen is about 250), while
+// long log records are.
+constexpr std::size_t k_min_width = 70;
+constexpr std::size_t k_max_width = 250;
 // The widths consoles open with: the classic 80 columns, and the Windows 10 console host's 120.
 constexpr std::array<std::size_t, 2> k_default_widths{80, 120};
 
@@ -140,6 +143,57 @@ bool is_fence(std::string_view line) {
   return t.starts_with("```") || t.starts_with("~~~");
 }
 
+// Where a line ended by itself rather than at the console's last column: a sentence ended and
+// the next begins ("... library path!" / "Invalid handle"), the next line opens a record
+// ("[2024-09-30 21:14:02]", "[00:09.120 --> ...]"), or the text turns from Latin script to East
+// Asian or back at the break ("... stable.html" / "官方推荐"). A console cuts anywhere else:
+// inside a word or a name ("cudnn_cnn_infer64_8.dl" / "l"), inside "(8, 7" / ", 0)", after a
+// space.
+bool ends_by_itself(std::string_view line, std::string_view next) {
+  std::size_t i = 0;
+  const std::uint32_t first = next_code_point(next, i);
+  const std::uint32_t last = last_code_point(line);
+  if (first == '[') {
+    return true;
+  }
+  if ((last == '.' || last == '!' || last == '?') && (first >= 'A' && first <= 'Z')) {
+    return true;
+  }
+  const bool last_wide = is_wide(last);
+  const bool first_wide = is_wide(first);
+  const auto latin = [](std::uint32_t cp) {
+    return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z')
+           || cp == '.' || cp == '_';
+  };
+  return (last_wide && latin(first)) || (first_wide && latin(last))
+         || (first_wide && (last == '.' || last == '!' || last == '?'));
+}
+
+// The shape of a line's start, digits and letters folded: "Feb 15 17:37:45 Gipfeli" and
+// "[2024-09-30 21:14:02]" are records of a log, and a line that starts like the one before it is
+// the next record, not its continuation.
+std::string start_shape(std::string_view line) {
+  std::string shape;
+  for (std::size_t i = 0; i < line.size() && shape.size() < 8; ++i) {
+    const char c = line[i];
+    if (c >= '0' && c <= '9') {
+      shape.push_back('9');
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      shape.push_back('a');
+    } else {
+      shape.push_back(c);
+    }
+  }
+  return shape;
+}
+
+bool starts_like(std::string_view next, std::string_view line) {
+  const std::string shape = start_shape(line);
+  // Only a start that says something: a digit or punctuation in it, not plain words.
+  return shape.size() >= 6 && shape.find_first_not_of("a ") != std::string::npos
+         && start_shape(next) == shape;
+}
+
 // Whether line `i` reaches `width` and goes on in the next line.
 bool is_cut(const std::vector<util::TextLine>& lines,
             const std::vector<std::size_t>& widths,
@@ -160,7 +214,7 @@ bool is_cut(const std::vector<util::TextLine>& lines,
       || next.number != line.number + 1) {
     return false;
   }
-  return true;
+  return !ends_by_itself(line.text, next.text) && !starts_like(next.text, line.text);
 }
 
 } // namespace
@@ -201,7 +255,7 @@ std::size_t width_of(const std::vector<util::TextLine>& lines,
       widest = std::max(widest, widths[i]);
     }
   }
-  if (widest < k_min_width) {
+  if (widest < k_min_width || widest > k_max_width) {
     return 0;
   }
   std::set<std::string_view> cut;

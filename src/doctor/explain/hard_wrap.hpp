@@ -7,13 +7,16 @@
 // join_hard_wraps() finds the width a block of lines was cut at and joins each cut line with the
 // line after it. The width is the widest line's, in display columns (an East Asian wide
 // character takes two; a line one column short of the width is cut too when the next line starts
-// with a wide character, which did not fit). A line is taken as cut only when it is that wide,
-// does not end in a run of spaces (a console that pads lines to its width pads the short ones
-// so), and is followed by a line that goes on (not empty, not a code fence, not the same text
-// again). Table rows (nvidia-smi's box, Markdown tables: a border at both ends) and separator
-// rules are never joined: they are as wide as their table, not cut. The width must be seen on two
-// distinct cut lines, or on one when it is a console's default width (80 or 120 columns); a single
-// line that happens to be the widest is not evidence of wrapping.
+// with a wide character, which did not fit), between 70 and 250 columns (a console window's). A
+// line is taken as cut only when it is that wide, does not end in a run of spaces (a console
+// that pads lines to its width pads the short ones so), and is followed by a line that goes on:
+// not empty, not a code fence, not the same text again, not the start of the next record of a
+// log (a line that starts with the same shape of digits and punctuation, a "[" timestamp), not a
+// new sentence after one that ended, and not a turn between Latin and East Asian script at the
+// break. Table rows (nvidia-smi's box, Markdown tables: a border at both ends) and separator rules
+// are never joined: they are as wide as their table, not cut. The width must be seen on two
+// distinct cut lines, or on one when it is a console's default width (80 or 120 columns); a
+// single line that happens to be the widest is not evidence of wrapping.
 #pragma once
 
 #include <doctor/util/text_decode.hpp>
