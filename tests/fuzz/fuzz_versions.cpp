@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // One line through the version-mention reader: no crash, no hang, and each mention lies inside
 // the line, has a version that starts with its major, and names CUDA or cuDNN; each framework
-// build lies inside the line and has a version and a CUDA variant.
+// build lies inside the line and has a version and a CUDA variant; a version pair has two
+// different versions.
 #include <doctor/explain/versions.hpp>
 
 #include <cstddef>
@@ -28,6 +29,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
        doctor::explain::find_framework_mentions(line)) {
     if (f.begin >= f.end || f.end > line.size() || f.version.empty()
         || f.variant.rfind("cu", 0) != 0) {
+      std::abort();
+    }
+  }
+  if (const auto pair = doctor::explain::find_version_pair(line)) {
+    if (pair->expected.empty() || pair->found.empty() || pair->expected == pair->found) {
       std::abort();
     }
   }

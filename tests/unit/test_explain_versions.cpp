@@ -276,6 +276,60 @@ TEST(TwoLineLoadFailure, TheSystemMessageOnTheNextLineDecides) {
             "log.cudnn_sublibrary_missing");
 }
 
+// "cudnn 7.1.2 -> 7.3.1" for the pair `line` states, or "" for none.
+std::string pair_of(std::string_view line) {
+  const auto p = find_version_pair(line);
+  if (!p) {
+    return "";
+  }
+  return std::string(p->component == VersionComponent::cuda ? "cuda " : "cudnn ") + p->expected
+         + " -> " + p->found;
+}
+
+TEST(VersionPairs, InTheReportersAndProgramsWords) {
+  EXPECT_EQ(
+      pair_of("cuDNN version mismatch:Pytorch was compiled against 7102 but link against 7301"),
+      "cudnn 7.1.2 -> 7.3.1");
+  EXPECT_EQ(pair_of("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against "
+                    "(8, 7, 0) but found runtime version (8, 2, 4)."),
+            "cudnn 8.7.0 -> 8.2.4");
+  EXPECT_EQ(pair_of("this wheel was built for CUDA 12.1 but CUDA 11.8 is installed"),
+            "cuda 12.1 -> 11.8");
+  EXPECT_EQ(pair_of("It needs cudnn 8 but I have 9.1 installed"), "cudnn 8 -> 9.1");
+  EXPECT_EQ(pair_of("编译时用的cuDNN 8.2，但运行时是8.0"), "cudnn 8.2 -> 8.0");
+  EXPECT_EQ(pair_of("the CUDA extension was compiled with 11040 while torch has 12010"),
+            "cuda 11.4 -> 12.1");
+  EXPECT_EQ(pair_of("requires CUDA 11.8 or later but I have 11.2"), "cuda 11.8 -> 11.2");
+}
+
+TEST(VersionPairs, WhatIsNoPair) {
+  for (const char* line : {
+           "requires CUDA 11.8 or later but I have 12.1",                      // met
+           "compiled against cuDNN 8 but found 8.9.2 at run time",             // the same major
+           "PyTorch was compiled with CUDA 11.8 but the driver supports 11.4", // the driver's
+           "my GPU needs 8 GB but has 6 GB, cuda 12.1",  // amounts; CUDA after the turn
+           "compiled with cudnn 8.9.2 but loaded 8.9.2", // the same
+           "built against libcudnn_ops64_9 but ...",     // no version after the turn
+           "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0", // no built
+                                                                                      // word first
+           "",
+       }) {
+    EXPECT_EQ(pair_of(line), "") << line;
+  }
+}
+
+TEST(VersionRefinement, APairInAnyWordingIsTheMismatch) {
+  const std::string report =
+      "cuDNN version mismatch:Pytorch was compiled against 7102 but link "
+      "against 7301\nAny one met this?\n";
+  for (bool fast : {true, false}) {
+    const auto [id, fields] = explain_first(report, fast);
+    EXPECT_EQ(id, "log.cudnn_version_mismatch");
+    EXPECT_EQ(field(fields, "expected"), "7.1.2");
+    EXPECT_EQ(field(fields, "found"), "7.3.1");
+  }
+}
+
 TEST(VersionRefinement, AnotherCudaInTheReportMakesItAMismatch) {
   const std::string report =
       "ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory\n"

@@ -345,6 +345,54 @@ void refine_versions(std::vector<RankedCause>& causes,
   }
 }
 
+// The version-pair refinement: a line of the head says in its own words that a program was built
+// for one cuDNN or CUDA and met another (find_version_pair(): "compiled against 7102 but link
+// against 7301"). Unless a signature already named that mismatch, the pair is the cause, with
+// both versions and the line as evidence. A line that a signature matched is left to it: the
+// signature knows its program's wording (Paddle's "compiled with CUDA 11.8, but CUDA runtime
+// version in your machine is 11.2" names the driver's CUDA). A CUDA "found" that the report
+// shows as the driver's own CUDA is the driver's, which the driver refinement reads.
+void refine_version_pair(std::vector<RankedCause>& causes,
+                         const Analysis& analysis,
+                         HeadMentions& mentions) {
+  for (const EvidenceLine& line : analysis.version_lines()) {
+    const auto pair = find_version_pair(line.text);
+    if (!pair) {
+      continue;
+    }
+    const bool matched =
+        std::any_of(analysis.hits().begin(), analysis.hits().end(), [&](const SignatureHits& h) {
+          return h.count > 0 && std::any_of(h.lines.begin(), h.lines.end(), [&](const auto& e) {
+                   return e.input == line.input && e.line == line.line;
+                 });
+        });
+    if (matched) {
+      continue;
+    }
+    if (pair->component == VersionComponent::cuda
+        && std::any_of(mentions.all().begin(), mentions.all().end(), [&](const auto& lm) {
+             return lm.second.driver_max && lm.second.version == pair->found;
+           })) {
+      return;
+    }
+    const std::string_view mismatch = pair->component == VersionComponent::cuda
+                                          ? kb::ids::k_log_cuda_version_mismatch
+                                          : kb::ids::k_log_cudnn_version_mismatch;
+    if (std::any_of(causes.begin(), causes.end(), [&](const RankedCause& c) {
+          return c.finding == mismatch;
+        })) {
+      return;
+    }
+    RankedCause c;
+    c.finding = std::string(mismatch);
+    c.confidence = 80;
+    c.fields = {{"expected", pair->expected}, {"found", pair->found}};
+    c.lines.push_back(shown_line(line));
+    causes.push_back(std::move(c));
+    return;
+  }
+}
+
 // The driver refinement: the head shows the driver's newest CUDA (nvidia-smi's header) and a
 // CUDA of a later major that a program was built for or that is installed (torch +cu121,
 // libcudart.so.12, nvcc's release 12.1). Such a driver cannot run that CUDA (within a major,
@@ -781,6 +829,7 @@ Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   refine_cudnn_since(out.causes, analysis, mentions);
   order_causes(out.causes, analysis);
   refine_versions(out.causes, analysis, mentions);
+  refine_version_pair(out.causes, analysis, mentions);
   refine_driver(out.causes, analysis, mentions);
   if (compat != nullptr) {
     refine_gpu(out.causes, analysis, mentions, *compat);

@@ -2,6 +2,7 @@
 #include <doctor/explain/versions.hpp>
 #include <doctor/util/regex.hpp>
 #include <doctor/util/strings.hpp>
+#include <doctor/util/version.hpp>
 
 #include <algorithm>
 #include <array>
@@ -244,6 +245,209 @@ bool same_cuda_release(std::string_view wanted, std::string_view found) {
   return a == b;
 }
 
+namespace {
+
+// A line is read up to 8 KiB: a version is named early, and a longer line is not a report's.
+std::string_view capped(std::string_view line) {
+  constexpr std::size_t k_max_line = 8192;
+  return line.size() > k_max_line ? line.substr(0, k_max_line) : line;
+}
+
+bool digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// The version token at `i` in lowercase `s` (digits, a dotted version, a tuple "(8, 9, 2)"),
+// read as `component`'s version; advances `i` past it. Nothing when there is none there.
+std::optional<std::string>
+version_token_at(std::string_view s, std::size_t& i, VersionComponent component) {
+  if (s[i] == '(') {
+    // "(8, 9, 2)": PyTorch's tuple.
+    std::string out;
+    std::size_t k = i + 1;
+    for (int part = 0; part < 3; ++part) {
+      while (k < s.size() && s[k] == ' ') {
+        ++k;
+      }
+      const std::size_t b = k;
+      while (k < s.size() && digit(s[k]) && k - b < 3) {
+        ++k;
+      }
+      if (k == b) {
+        return std::nullopt;
+      }
+      out += (part > 0 ? "." : "") + std::string(s.substr(b, k - b));
+      while (k < s.size() && s[k] == ' ') {
+        ++k;
+      }
+      if (part < 2) {
+        if (k >= s.size() || s[k] != ',') {
+          return std::nullopt;
+        }
+        ++k;
+      }
+    }
+    if (k >= s.size() || s[k] != ')') {
+      return std::nullopt;
+    }
+    i = k + 1;
+    return out;
+  }
+  if (!digit(s[i]) || (i > 0 && (digit(s[i - 1]) || s[i - 1] == '.' || s[i - 1] == '_'))) {
+    return std::nullopt;
+  }
+  std::size_t k = i;
+  while (k < s.size() && (digit(s[k]) || (s[k] == '.' && k + 1 < s.size() && digit(s[k + 1])))) {
+    ++k;
+  }
+  if (k < s.size() && (s[k] == '_' || (s[k] >= 'a' && s[k] <= 'z'))) {
+    return std::nullopt; // "64_8", "11gb", "v100": not a version
+  }
+  // "8 GB", "16 MiB", "2 GPUs", "50 %": an amount, not a version.
+  const std::string_view unit = s.substr(k, 5);
+  constexpr std::array<std::string_view, 7> k_units{
+      " gb", " mb", " gib", " mib", " gpu", " %", " k"};
+  if (std::any_of(k_units.begin(), k_units.end(), [&](std::string_view u) {
+        return unit.starts_with(u);
+      })) {
+    return std::nullopt;
+  }
+  const std::string_view text = s.substr(i, k - i);
+  i = k;
+  const unsigned major = leading_number(text);
+  if (text.find('.') != std::string_view::npos) {
+    const bool plausible = component == VersionComponent::cudnn ? (major >= 5 && major <= 12)
+                                                                : (major >= 7 && major <= 13);
+    return plausible ? std::optional<std::string>(without_leading_zeros(text)) : std::nullopt;
+  }
+  const auto value = util::parse_uint(text);
+  if (!value) {
+    return std::nullopt;
+  }
+  // A major alone: "cudnn 8", "CUDA 12".
+  if (text.size() <= 2) {
+    const bool plausible = component == VersionComponent::cudnn ? (*value >= 5 && *value <= 12)
+                                                                : (*value >= 7 && *value <= 13);
+    return plausible ? std::optional<std::string>(std::to_string(*value)) : std::nullopt;
+  }
+  if (component == VersionComponent::cudnn) {
+    return text.size() >= 4 ? cudnn_version_of_number(static_cast<unsigned long>(*value))
+                            : std::nullopt;
+  }
+  // CUDA's integer form: 11040 -> 11.4, 9020 -> 9.2.
+  if (*value >= 7000 && *value < 14000) {
+    return std::to_string(*value / 1000) + "." + std::to_string(*value % 1000 / 10);
+  }
+  return std::nullopt;
+}
+
+// The first version token in s[from, to).
+std::optional<std::string>
+first_version(std::string_view s, std::size_t from, std::size_t to, VersionComponent component) {
+  for (std::size_t i = from; i < std::min(to, s.size());) {
+    const std::size_t at = i;
+    if (auto v = version_token_at(s, i, component)) {
+      return v;
+    }
+    i = std::max(i, at + 1);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<VersionPair> find_version_pair(std::string_view line) {
+  // Lower case, runs of spaces and tabs as one ("compiled  against").
+  std::string s;
+  for (const char c : util::to_lower(capped(line))) {
+    const char d = c == '\t' ? ' ' : c;
+    if (d != ' ' || s.empty() || s.back() != ' ') {
+      s.push_back(d);
+    }
+  }
+  const std::size_t cudnn = s.find("cudnn");
+  const std::size_t cuda = s.find("cuda");
+  if (cuda == std::string::npos && cudnn == std::string::npos) {
+    return std::nullopt;
+  }
+  VersionPair pair;
+  pair.component = cudnn != std::string::npos ? VersionComponent::cudnn : VersionComponent::cuda;
+  constexpr std::array<std::string_view, 12> k_built{"compiled against",
+                                                     "compiled with",
+                                                     "compiled for",
+                                                     "built against",
+                                                     "built with",
+                                                     "built for",
+                                                     "linked against",
+                                                     "requires",
+                                                     "needs",
+                                                     "expects",
+                                                     "编译",
+                                                     "需要"};
+  constexpr std::array<std::string_view, 7> k_turn{
+      " but ", ",but ", " while ", " however", "但", "而", " whereas "};
+  std::size_t built = std::string::npos;
+  for (std::string_view w : k_built) {
+    built = std::min(built, s.find(w));
+  }
+  if (built == std::string::npos) {
+    return std::nullopt;
+  }
+  std::size_t turn = std::string::npos;
+  std::size_t turn_len = 0;
+  for (std::string_view w : k_turn) {
+    const std::size_t at = s.find(w, built);
+    if (at < turn) {
+      turn = at;
+      turn_len = w.size();
+    }
+  }
+  if (turn == std::string::npos || turn - built > 200) {
+    return std::nullopt;
+  }
+  // The component is named before the turn: "cuDNN ... compiled against 7102 but ...", "built
+  // for CUDA 12.1 but ...", not "needs 8 GB but has 6 GB, cuda 12.1".
+  const std::size_t named = std::min(cudnn, cuda);
+  if (named > turn) {
+    return std::nullopt;
+  }
+  const std::size_t after = turn + turn_len;
+  const std::string_view rest = std::string_view(s).substr(after, 120);
+  if (rest.find("driver") != std::string_view::npos
+      || rest.find("驱动") != std::string_view::npos) {
+    return std::nullopt; // the driver's CUDA: a driver question, not a pair of the component
+  }
+  auto expected = first_version(s, built, turn, pair.component);
+  auto found = first_version(s, after, after + 120, pair.component);
+  if (!expected || !found) {
+    return std::nullopt;
+  }
+  const auto e = Version::parse(*expected);
+  const auto f = Version::parse(*found);
+  if (!e || !f) {
+    return std::nullopt;
+  }
+  // A major alone names its whole series: "cuDNN 8" is met by 8.9.
+  const bool major_only =
+      expected->find('.') == std::string::npos || found->find('.') == std::string::npos;
+  if (major_only ? leading_number(*expected) == leading_number(*found) : *e == *f) {
+    return std::nullopt;
+  }
+  // "requires CUDA 11.8 or later but has 12.1" is met.
+  const std::string_view wanted = std::string_view(s).substr(built, turn - built);
+  constexpr std::array<std::string_view, 7> k_at_least{
+      "at least", ">=", "or later", "or newer", "or higher", "or above", "以上"};
+  if (std::any_of(k_at_least.begin(),
+                  k_at_least.end(),
+                  [&](std::string_view w) { return wanted.find(w) != std::string_view::npos; })
+      && *f >= *e) {
+    return std::nullopt;
+  }
+  pair.expected = *expected;
+  pair.found = *found;
+  return pair;
+}
+
 bool may_name_version(std::string_view line) {
   for (std::size_t i = 0; i + 1 < line.size(); ++i) {
     const char a = static_cast<char>(line[i] | 0x20);
@@ -258,16 +462,6 @@ bool may_name_version(std::string_view line) {
   }
   return false;
 }
-
-namespace {
-
-// A line is read up to 8 KiB: a version is named early, and a longer line is not a report's.
-std::string_view capped(std::string_view line) {
-  constexpr std::size_t k_max_line = 8192;
-  return line.size() > k_max_line ? line.substr(0, k_max_line) : line;
-}
-
-} // namespace
 
 std::vector<FrameworkMention> find_framework_mentions(std::string_view line) {
   constexpr std::size_t k_max_mentions = 8;

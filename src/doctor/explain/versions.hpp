@@ -58,6 +58,22 @@ std::vector<FrameworkMention> find_framework_mentions(std::string_view line);
 // decides which lines are kept for find_version_mentions().
 bool may_name_version(std::string_view line);
 
+// A statement that a program was built for one version of a component and met another, in the
+// reporter's or the program's own words: "PyTorch was compiled against 7102 but link against
+// 7301", "compiled with cuDNN (8, 9, 2) but found (8, 5, 0)", "built for CUDA 12.1 while 11.8 is
+// installed", "编译时用的 cuDNN 8.2，但运行时是 8.0". The first version after a "built" word
+// (compiled, built, linked, requires, needs, expects, 编译) and before a turn ("but", "while",
+// "however", "但", "而") is the one expected; the first after the turn is the one found. cuDNN's
+// integer forms (7102, 90100) and tuples ((8, 9, 2)) are read as versions, CUDA's integer form
+// (11040) as 11.4. A sentence about the driver ("but the driver supports 11.4") is not a pair.
+struct VersionPair {
+  VersionComponent component = VersionComponent::cudnn;
+  std::string expected; // "7.1.2"
+  std::string found;    // "7.3.1"
+};
+
+std::optional<VersionPair> find_version_pair(std::string_view line);
+
 // cuDNN's integer version as CUDNN_VERSION and "Loaded cuDNN version" print it: 8902 -> "8.9.2",
 // 90100 -> "9.1.0", 5005 -> "5.0.5". Nothing for a number that is not one.
 std::optional<std::string> cudnn_version_of_number(unsigned long value);
