@@ -58,6 +58,12 @@ TEST(knowledge_base, every_check_id_has_a_row_and_every_row_a_check) {
   }
   for (const kb::Signature& s : kb->signatures()) {
     emitted.insert(s.finding);
+    if (s.likely) {
+      emitted.insert(s.likely->finding); // explain names a likely cause or an alternative too
+    }
+    for (const auto& a : s.alternatives) {
+      emitted.insert(a.finding);
+    }
   }
   for (std::string_view id : explain::refinement_finding_ids()) {
     emitted.insert(std::string(id));

@@ -115,6 +115,23 @@ TEST(LoadFailure, OnnxRuntimeCppAndLinux) {
 }
 
 TEST(LoadFailure, DotNetJavaJuliaAndPaddle) {
+  // .NET quotes the DLL's name, often without its suffix.
+  check(
+      {"Unable to load DLL 'onnxruntime'or one of its dependencies: "
+       "动态链接库(DLL)初始化例程失败。(0x8007045A)",
+       "onnxruntime.dll",
+       "",
+       LoadErrorKind::init_failed,
+       1114,
+       true});
+  check(
+      {"System.DllNotFoundException: Unable to load DLL 'cudnn64_8' or one of its dependencies: "
+       "The specified module could not be found. (0x8007007E)",
+       "cudnn64_8.dll",
+       "",
+       LoadErrorKind::not_found,
+       126,
+       true});
   check(
       {"Additional information: Unable to load DLL 'cudnn64_6.dll': The specified module could not "
        "be found. (Exception from HRESULT: 0x8007007E)",

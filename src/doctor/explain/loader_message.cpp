@@ -215,6 +215,36 @@ void bare_tokens(std::string_view s, std::vector<Token>& tokens) {
   }
 }
 
+// .NET names the DLL it could not load in quotes and often without its suffix ("Unable to load
+// DLL 'onnxruntime' or one of its dependencies", "Unable to load DLL 'cudnn64_8'"): the quoted
+// name is a library, with ".dll" added where Windows would add it.
+void quoted_dotnet_tokens(std::string_view s, std::vector<Token>& tokens) {
+  constexpr std::array<std::string_view, 2> k_keys{"unable to load dll '",
+                                                   "unable to load shared library '"};
+  for (std::string_view key : k_keys) {
+    const std::size_t at = s.find(key);
+    if (at == std::string_view::npos) {
+      continue;
+    }
+    const std::size_t b = at + key.size();
+    std::size_t e = b;
+    while (e < s.size() && e - b < 128 && (is_name_char(s[e]) || s[e] == '.')) {
+      ++e;
+    }
+    if (e == b || e >= s.size() || s[e] != '\'') {
+      continue;
+    }
+    std::string name(s.substr(b, e - b));
+    const bool suffixed = name.find(".dll") != std::string::npos
+                          || name.find(".so") != std::string::npos
+                          || name.find(".dylib") != std::string::npos;
+    if (!suffixed && key == k_keys[0]) {
+      name += ".dll";
+    }
+    add_token(tokens, s, b, e, std::move(name));
+  }
+}
+
 // The words that tell the kind of a load failure, and those that say only that it failed. Every
 // line that parse_load_failure() accepts holds one of them or one of the number keys below, so
 // together they are its prefilter triggers (load_failure_triggers()).
@@ -331,7 +361,8 @@ LoadErrorKind kind_of_code(long code) {
 // The keys a loader's error number follows, and the HRESULT_FROM_WIN32 and NTSTATUS values.
 constexpr std::array<std::string_view, 5> k_code_keys{
     "winerror", "error code", "failed with error", "errorcode", "last error"};
-constexpr std::array<std::pair<std::string_view, long>, 6> k_hex{{
+constexpr std::array<std::pair<std::string_view, long>, 7> k_hex{{
+    {"0x8007045a", 1114},
     {"0x8007007e", 126},
     {"0x8007007f", 127},
     {"0x800700c1", 193},
@@ -576,6 +607,7 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
   const std::string s = normalise(line);
   std::vector<Token> tokens;
   suffixed_tokens(s, tokens);
+  quoted_dotnet_tokens(s, tokens);
   bare_tokens(s, tokens);
   std::sort(tokens.begin(), tokens.end(), [](const Token& a, const Token& b) {
     return a.begin < b.begin;
