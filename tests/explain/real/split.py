@@ -28,9 +28,10 @@ SEED = 20261203
 FIELDS = {"file", "thread", "url", "platform", "runtime", "framework", "cause_class", "cause",
           "fix", "established_by", "evidence", "log_kind", "language"}
 # Set by this script, not by the collectors: the part, and the batch (the date in the name of the
-# pool manifest the case came from, pool-YYYY-MM-DD-*.json), so that a batch's train part can be
+# pool manifest the case came from, pool-YYYY-MM-DD-*.json, with a letter after the date for a
+# second batch of the same day: pool-YYYY-MM-DDb-*.json), so that a batch's train part can be
 # scored on its own before any rule is written for it (score.py --batch).
-BATCH = re.compile(r"^pool-(\d{4}-\d{2}-\d{2})")
+BATCH = re.compile(r"^pool-(\d{4}-\d{2}-\d{2}[a-z]?)-")
 PLATFORMS = {"windows", "linux", "wsl", "macos", "unknown"}
 ESTABLISHED = {"maintainer", "reporter-confirmed", "other-user-confirmed"}
 LOG_KINDS = {"title-only", "excerpt", "full"}
@@ -60,7 +61,7 @@ def problems_of(case: dict, classes: set[str]) -> list[str]:
         out.append(f"{where}: cause_class {case.get('cause_class')!r} is not a known class")
     if case.get("established_by") not in ESTABLISHED:
         out.append(f"{where}: established_by {case.get('established_by')!r}")
-    if not re.match(r"^\d{4}-\d{2}-\d{2}$", str(case.get("batch", ""))):
+    if not re.match(r"^\d{4}-\d{2}-\d{2}[a-z]?$", str(case.get("batch", ""))):
         out.append(f"{where}: batch {case.get('batch')!r} is not a date")
     if case.get("log_kind") not in LOG_KINDS:
         out.append(f"{where}: log_kind {case.get('log_kind')!r}")
@@ -82,7 +83,7 @@ def main() -> int:
         for pool in sorted(HERE.glob("pool-*.json")):
             batch = BATCH.match(pool.name)
             if not batch:
-                problems.append(f"{pool.name}: not named pool-YYYY-MM-DD-*.json")
+                problems.append(f"{pool.name}: not named pool-YYYY-MM-DD[x]-*.json")
                 continue
             for case in json.loads(pool.read_text(encoding="utf-8"))["cases"]:
                 case["batch"] = batch.group(1)
