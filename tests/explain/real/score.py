@@ -21,6 +21,7 @@ import argparse
 import collections
 import concurrent.futures
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,7 @@ def run(doctor: str, path: Path) -> tuple[list[dict] | None, str]:
 
 
 def main() -> int:
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `score.py ... | head` ends quietly
     ap = argparse.ArgumentParser()
     ap.add_argument("doctor")
     ap.add_argument("--part", choices=["train", "test"], required=True)
