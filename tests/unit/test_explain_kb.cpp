@@ -222,6 +222,33 @@ TEST(ExplainKb, BuiltinLiteralsKeepThePrefilterStride) {
   EXPECT_GE(m.literals().stride(), 4U);
 }
 
+TEST(ExplainKb, OrdinaryTrainingLinesAreNotCandidates) {
+  // The prefilter's worth is that a training log's ordinary lines hold none of the signatures'
+  // literals. A literal that such lines do hold ("runtime", which every TensorFlow
+  // common_runtime line has) makes explain run the signatures' regexes on most of a log: ten
+  // times slower on bench/bench_explain.py's log. These are that log's line shapes.
+  explain::SignatureMatcher matcher(builtin().signatures(), builtin().cudnn_library_sets());
+  const std::string lines[] = {
+      "Epoch 3/200 1250/5000 [=======>......................] - ETA: 4:31 - loss: 0.4123 - "
+      "accuracy: 0.8812",
+      "[2026-11-29 10:14:52,113][INFO] step 52113 lr 0.000431 loss 1.2345 grad_norm 0.812 "
+      "tokens/s 41234",
+      "  52114/52700 samples, throughput 512 img/s, data time 0.031s, gpu mem 13210 MiB",
+      "2026-11-29 10:21:07.052115: I tensorflow/core/common_runtime/executor.cc:1197] "
+      "[/job:localhost/replica:0/task:0/device:GPU:0] (DEBUG INFO) Executor start aborting: "
+      "INVALID_ARGUMENT: step 52115",
+      "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py:561: UserWarning: "
+      "This DataLoader will create 8 worker processes in total.",
+      "validation: map@0.5 0.6123 map@0.5:0.95 0.4012 (52117)",
+      "saving checkpoint to /data/runs/exp3/ckpt_000052118.pt (best so far: 0.40121)",
+  };
+  for (const std::string& line : lines) {
+    std::vector<std::pair<std::size_t, std::size_t>> candidates;
+    matcher.literals().candidate_lines(line + "\n", candidates);
+    EXPECT_TRUE(candidates.empty()) << "a signature literal occurs in an ordinary line: " << line;
+  }
+}
+
 TEST(ExplainKb, LikelyCausesAreValidated) {
   // A symptom row names its likely cause (a finding without params) and alternatives below it.
   const std::string head = R"J({"id": "t.s", "finding": "log.cudnn_not_initialized",
