@@ -811,7 +811,7 @@ struct RoleStem {
   LibraryRole role;
 };
 
-constexpr std::array<RoleStem, 62> k_stems{{
+constexpr std::array<RoleStem, 64> k_stems{{
     {"zlibwapi", LibraryRole::zlib},
     {"cudart", LibraryRole::cuda_runtime},
     {"libcudart", LibraryRole::cuda_runtime},
@@ -832,6 +832,8 @@ constexpr std::array<RoleStem, 62> k_stems{{
     {"libnvrtc", LibraryRole::cuda_library},
     {"nvjitlink", LibraryRole::cuda_library},
     {"libnvjitlink", LibraryRole::cuda_library},
+    {"nvvm", LibraryRole::cuda_library}, // libnvvm.so, nvvm64_40_0.dll: the toolkit's nvvm/lib64
+    {"libnvvm", LibraryRole::cuda_library},
     {"cupti", LibraryRole::cuda_library},
     {"libcupti", LibraryRole::cuda_library},
     {"nvjpeg", LibraryRole::cuda_library},
