@@ -307,9 +307,10 @@ TEST(VersionPairs, WhatIsNoPair) {
            "requires CUDA 11.8 or later but I have 12.1",                      // met
            "compiled against cuDNN 8 but found 8.9.2 at run time",             // the same major
            "PyTorch was compiled with CUDA 11.8 but the driver supports 11.4", // the driver's
-           "my GPU needs 8 GB but has 6 GB, cuda 12.1",  // amounts; CUDA after the turn
-           "compiled with cudnn 8.9.2 but loaded 8.9.2", // the same
-           "built against libcudnn_ops64_9 but ...",     // no version after the turn
+           "my GPU needs 8 GB but has 6 GB, cuda 12.1",             // amounts; CUDA after the turn
+           "compiled with cudnn 8.9.2 but loaded 8.9.2",            // the same
+           "cudnn: compiled against (1, 2, 3) but found (8, 9, 2)", // no cuDNN 1
+           "built against libcudnn_ops64_9 but ...",                // no version after the turn
            "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0", // no built
                                                                                       // word first
            "",

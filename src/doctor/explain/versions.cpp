@@ -257,6 +257,12 @@ bool digit(char c) {
   return c >= '0' && c <= '9';
 }
 
+// Whether `major` can be a release of `component`: cuDNN 5 to 12, CUDA 7 to 13.
+bool plausible_major(unsigned long major, VersionComponent component) {
+  return component == VersionComponent::cudnn ? (major >= 5 && major <= 12)
+                                              : (major >= 7 && major <= 13);
+}
+
 // The version token at `i` in lowercase `s` (digits, a dotted version, a tuple "(8, 9, 2)"),
 // read as `component`'s version; advances `i` past it. Nothing when there is none there.
 std::optional<std::string>
@@ -287,7 +293,7 @@ version_token_at(std::string_view s, std::size_t& i, VersionComponent component)
         ++k;
       }
     }
-    if (k >= s.size() || s[k] != ')') {
+    if (k >= s.size() || s[k] != ')' || !plausible_major(leading_number(out), component)) {
       return std::nullopt;
     }
     i = k + 1;
@@ -314,11 +320,10 @@ version_token_at(std::string_view s, std::size_t& i, VersionComponent component)
   }
   const std::string_view text = s.substr(i, k - i);
   i = k;
-  const unsigned major = leading_number(text);
   if (text.find('.') != std::string_view::npos) {
-    const bool plausible = component == VersionComponent::cudnn ? (major >= 5 && major <= 12)
-                                                                : (major >= 7 && major <= 13);
-    return plausible ? std::optional<std::string>(without_leading_zeros(text)) : std::nullopt;
+    return plausible_major(leading_number(text), component)
+               ? std::optional<std::string>(without_leading_zeros(text))
+               : std::nullopt;
   }
   const auto value = util::parse_uint(text);
   if (!value) {
@@ -326,9 +331,8 @@ version_token_at(std::string_view s, std::size_t& i, VersionComponent component)
   }
   // A major alone: "cudnn 8", "CUDA 12".
   if (text.size() <= 2) {
-    const bool plausible = component == VersionComponent::cudnn ? (*value >= 5 && *value <= 12)
-                                                                : (*value >= 7 && *value <= 13);
-    return plausible ? std::optional<std::string>(std::to_string(*value)) : std::nullopt;
+    return plausible_major(*value, component) ? std::optional<std::string>(std::to_string(*value))
+                                              : std::nullopt;
   }
   if (component == VersionComponent::cudnn) {
     return text.size() >= 4 ? cudnn_version_of_number(static_cast<unsigned long>(*value))
