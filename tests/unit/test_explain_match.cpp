@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <string>
 
@@ -267,6 +268,23 @@ scan_both(std::string_view text, std::size_t chunk, bool fast, std::size_t threa
   return describe(a);
 }
 
+// Scans `text` with the test signatures on the fast path and on the decoder path, and runs
+// `check` on each result.
+void on_both_paths(
+    const std::string& text,
+    const std::function<void(const std::vector<kb::Signature>&, const Analysis&)>& check) {
+  for (bool fast : {true, false}) {
+    SCOPED_TRACE(fast ? "fast path" : "decoder path");
+    auto sigs = test_signatures();
+    SignatureMatcher m(sigs);
+    Analysis a(m);
+    ScanOptions o;
+    o.fast_path = fast;
+    scan_text("t", text, a, o);
+    check(sigs, a);
+  }
+}
+
 TEST(Scan, FastPathEqualsDecoderPath) {
   std::string filler;
   for (int i = 0; i < 300; ++i)
@@ -359,14 +377,8 @@ TEST(Scan, RepeatedLinesCountAsOftenAsTheyOccurWithTheirOwnNumbers) {
     }
   }
   const std::string text = "Could not locate zlibwapi.dll\n" + round + round + round;
-  for (bool fast : {true, false}) {
-    auto sigs = test_signatures();
-    SignatureMatcher m(sigs);
-    Analysis a(m);
-    ScanOptions o;
-    o.fast_path = fast;
-    scan_text("t", text, a, o);
-    ASSERT_EQ(a.hits().size(), 3U) << fast;
+  on_both_paths(text, [&](const std::vector<kb::Signature>& sigs, const Analysis& a) {
+    ASSERT_EQ(a.hits().size(), 3U);
     EXPECT_EQ(sigs[a.hits()[1].signature].id, "sub");
     EXPECT_EQ(a.hits()[1].count, 3 * sub);
     EXPECT_EQ(a.hits()[1].fields[0].second, "cudnn_ops064_9.dll");
@@ -378,7 +390,7 @@ TEST(Scan, RepeatedLinesCountAsOftenAsTheyOccurWithTheirOwnNumbers) {
     EXPECT_EQ(a.hits()[2].lines[0].text,
               "RuntimeError: CUDA out of memory. Tried to allocate 1.00 GiB");
     EXPECT_EQ(a.lines_matched(), 1 + 3 * (sub + oom));
-  }
+  });
 }
 
 TEST(Scan, LinesCutAtTheConsoleWidthAreMatchedWhole) {
@@ -391,21 +403,15 @@ TEST(Scan, LinesCutAtTheConsoleWidthAreMatchedWhole) {
     text += message.substr(i, 80) + "\r\n";
   }
   text += "At line:1 char:1\n";
-  for (bool fast : {true, false}) {
-    auto sigs = test_signatures();
-    SignatureMatcher m(sigs);
-    Analysis a(m);
-    ScanOptions o;
-    o.fast_path = fast;
-    scan_text("t", text, a, o);
-    ASSERT_EQ(a.hits().size(), 1U) << fast;
+  on_both_paths(text, [&](const std::vector<kb::Signature>& sigs, const Analysis& a) {
+    ASSERT_EQ(a.hits().size(), 1U);
     EXPECT_EQ(sigs[a.hits()[0].signature].id, "sub");
     EXPECT_EQ(a.hits()[0].lines[0].line, 2U);
     EXPECT_EQ(a.hits()[0].lines[0].text, message);
     EXPECT_EQ(a.inputs()[0].lines, 4U);
     EXPECT_EQ(a.inputs()[0].decode.wrap_width, 80U);
     EXPECT_EQ(a.inputs()[0].decode.wrap_joined, 1U);
-  }
+  });
 }
 
 std::vector<std::string> rank_of(std::string_view text, Ranking* out = nullptr) {

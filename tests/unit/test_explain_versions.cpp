@@ -137,6 +137,20 @@ std::string field(const std::vector<std::pair<std::string, std::string>>& fields
   return {};
 }
 
+// On both scan paths, `report`'s first cause is `id` with these two versions.
+void expect_first_mismatch(const std::string& report,
+                           const std::string& id,
+                           const std::string& expected,
+                           const std::string& found) {
+  for (bool fast : {true, false}) {
+    SCOPED_TRACE(fast ? "fast path" : "decoder path");
+    const auto [first, fields] = explain_first(report, fast);
+    EXPECT_EQ(first, id);
+    EXPECT_EQ(field(fields, "expected"), expected);
+    EXPECT_EQ(field(fields, "found"), found);
+  }
+}
+
 TEST(FrameworkMentions, PyTorchWheelVersionsInTheirWordings) {
   auto one = [](std::string_view line) {
     const auto all = find_framework_mentions(line);
@@ -320,27 +334,21 @@ TEST(VersionPairs, WhatIsNoPair) {
 }
 
 TEST(VersionRefinement, APairInAnyWordingIsTheMismatch) {
-  const std::string report =
+  expect_first_mismatch(
       "cuDNN version mismatch:Pytorch was compiled against 7102 but link "
-      "against 7301\nAny one met this?\n";
-  for (bool fast : {true, false}) {
-    const auto [id, fields] = explain_first(report, fast);
-    EXPECT_EQ(id, "log.cudnn_version_mismatch");
-    EXPECT_EQ(field(fields, "expected"), "7.1.2");
-    EXPECT_EQ(field(fields, "found"), "7.3.1");
-  }
+      "against 7301\nAny one met this?\n",
+      "log.cudnn_version_mismatch",
+      "7.1.2",
+      "7.3.1");
 }
 
 TEST(VersionRefinement, AnotherCudaInTheReportMakesItAMismatch) {
-  const std::string report =
+  expect_first_mismatch(
       "ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory\n"
-      "my system: ubuntu20.04 + nvidia530.30 + cuda12.1\n";
-  for (bool fast : {true, false}) {
-    const auto [id, fields] = explain_first(report, fast);
-    EXPECT_EQ(id, "log.cuda_version_mismatch");
-    EXPECT_EQ(field(fields, "expected"), "10.1");
-    EXPECT_EQ(field(fields, "found"), "12.1");
-  }
+      "my system: ubuntu20.04 + nvidia530.30 + cuda12.1\n",
+      "log.cuda_version_mismatch",
+      "10.1",
+      "12.1");
 }
 
 TEST(VersionRefinement, TheSameReleaseLeavesTheMissingLibrary) {

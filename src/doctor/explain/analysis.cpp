@@ -303,6 +303,18 @@ EvidenceLine shown_line(const EvidenceLine& line) {
   return shown;
 }
 
+// Whether one of `causes` names `finding`.
+bool names(const std::vector<RankedCause>& causes, std::string_view finding) {
+  return std::any_of(
+      causes.begin(), causes.end(), [&](const RankedCause& c) { return c.finding == finding; });
+}
+
+// The mismatch finding of a version component.
+std::string_view mismatch_of(VersionComponent component) {
+  return component == VersionComponent::cuda ? kb::ids::k_log_cuda_version_mismatch
+                                             : kb::ids::k_log_cudnn_version_mismatch;
+}
+
 // The version refinement (see the top of analysis.hpp), on causes already in order.
 void refine_versions(std::vector<RankedCause>& causes,
                      const Analysis& analysis,
@@ -315,12 +327,8 @@ void refine_versions(std::vector<RankedCause>& causes,
     if (!wanted) {
       continue;
     }
-    const std::string_view mismatch = wanted->component == VersionComponent::cuda
-                                          ? kb::ids::k_log_cuda_version_mismatch
-                                          : kb::ids::k_log_cudnn_version_mismatch;
-    if (std::any_of(causes.begin(), causes.end(), [&](const RankedCause& c) {
-          return c.finding == mismatch;
-        })) {
+    const std::string_view mismatch = mismatch_of(wanted->component);
+    if (names(causes, mismatch)) {
       return;
     }
     for (const auto& [line, m] : mentions.all()) {
@@ -375,12 +383,8 @@ void refine_version_pair(std::vector<RankedCause>& causes,
            })) {
       return;
     }
-    const std::string_view mismatch = pair->component == VersionComponent::cuda
-                                          ? kb::ids::k_log_cuda_version_mismatch
-                                          : kb::ids::k_log_cudnn_version_mismatch;
-    if (std::any_of(causes.begin(), causes.end(), [&](const RankedCause& c) {
-          return c.finding == mismatch;
-        })) {
+    const std::string_view mismatch = mismatch_of(pair->component);
+    if (names(causes, mismatch)) {
       return;
     }
     RankedCause c;
@@ -401,9 +405,7 @@ void refine_version_pair(std::vector<RankedCause>& causes,
 void refine_driver(std::vector<RankedCause>& causes,
                    const Analysis& analysis,
                    HeadMentions& mentions) {
-  if (std::any_of(causes.begin(), causes.end(), [](const RankedCause& c) {
-        return c.finding == kb::ids::k_log_driver_too_old;
-      })) {
+  if (names(causes, kb::ids::k_log_driver_too_old)) {
     return;
   }
   // Cheaply first: without the driver's CUDA in the head there is nothing to compare.
@@ -470,10 +472,8 @@ void refine_gpu(std::vector<RankedCause>& causes,
                 const Analysis& analysis,
                 HeadMentions& mentions,
                 const kb::CompatTables& compat) {
-  if (std::any_of(causes.begin(), causes.end(), [](const RankedCause& c) {
-        return c.finding == kb::ids::k_log_gpu_newer_than_cuda
-               || c.finding == kb::ids::k_log_gpu_dropped_by_cuda;
-      })) {
+  if (names(causes, kb::ids::k_log_gpu_newer_than_cuda)
+      || names(causes, kb::ids::k_log_gpu_dropped_by_cuda)) {
     return;
   }
   std::vector<const EvidenceLine*> lines;
@@ -497,10 +497,7 @@ void refine_driver_present(std::vector<RankedCause>& causes,
                            const Analysis& analysis,
                            HeadMentions& mentions) {
   if (causes.empty() || causes.front().finding != kb::ids::k_log_driver_too_old
-      || causes.front().hits.empty()
-      || std::any_of(causes.begin(), causes.end(), [](const RankedCause& c) {
-           return c.finding == kb::ids::k_log_driver_not_loaded;
-         })) {
+      || causes.front().hits.empty() || names(causes, kb::ids::k_log_driver_not_loaded)) {
     return;
   }
   // Only a status that means either (its signature names the missing driver as the other
@@ -619,9 +616,7 @@ void refine_by_context(std::vector<RankedCause>& causes,
   for (std::size_t i : context_hits) {
     const SignatureHits& hit = analysis.hits()[i];
     for (const kb::ContextPreference& pref : sigs[hit.signature].prefers) {
-      if (hit.lines.empty() || std::any_of(causes.begin(), causes.end(), [&](const RankedCause& c) {
-            return c.finding == pref.finding;
-          })) {
+      if (hit.lines.empty() || names(causes, pref.finding)) {
         continue;
       }
       for (RankedCause& c : causes) {

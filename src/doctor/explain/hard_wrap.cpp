@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <doctor/explain/hard_wrap.hpp>
+#include <doctor/util/strings.hpp>
 
 #include <algorithm>
 #include <array>
@@ -20,33 +21,13 @@ constexpr std::size_t k_max_width = 250;
 // The widths consoles open with: the classic 80 columns, and the Windows 10 console host's 120.
 constexpr std::array<std::size_t, 2> k_default_widths{80, 120};
 
-// The code point at `i` (advancing `i`); an invalid byte stands for itself.
+// The code point at `i` (advancing `i`); a byte that starts no valid sequence stands for itself.
 std::uint32_t next_code_point(std::string_view s, std::size_t& i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  std::size_t len = 1;
-  std::uint32_t cp = b;
-  if (b >= 0xF0 && b <= 0xF4) {
-    len = 4;
-    cp = b & 0x07U;
-  } else if (b >= 0xE0) {
-    len = 3;
-    cp = b & 0x0FU;
-  } else if (b >= 0xC2 && b <= 0xDF) {
-    len = 2;
-    cp = b & 0x1FU;
+  const std::size_t len = util::utf8_sequence_length(s, i);
+  if (len == 0) {
+    return static_cast<unsigned char>(s[i++]);
   }
-  if (len == 1 || i + len > s.size()) {
-    ++i;
-    return b;
-  }
-  for (std::size_t k = 1; k < len; ++k) {
-    const auto c = static_cast<unsigned char>(s[i + k]);
-    if ((c & 0xC0U) != 0x80U) {
-      ++i;
-      return b;
-    }
-    cp = (cp << 6U) | (c & 0x3FU);
-  }
+  const std::uint32_t cp = util::utf8_code_point(s.substr(i, len));
   i += len;
   return cp;
 }
@@ -92,14 +73,6 @@ bool starts_wide(std::string_view s) {
   return is_wide(next_code_point(s, i));
 }
 
-std::string_view trimmed(std::string_view s) {
-  const std::size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) {
-    return {};
-  }
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
 bool is_border(std::uint32_t cp) {
   return cp == '|' || cp == '+' || is_box_drawing(cp);
 }
@@ -117,7 +90,7 @@ std::uint32_t last_code_point(std::string_view s) {
 // ("| NVIDIA-SMI 535.86 ... |", "+----+"); a line that only starts with one is a log record's
 // margin (Julia's "│   exception =") or a row cut in two, and may be joined.
 bool is_table_or_rule(std::string_view line) {
-  const std::string_view t = trimmed(line);
+  const std::string_view t = util::trim(line);
   if (t.empty()) {
     return true;
   }
@@ -139,7 +112,7 @@ bool is_table_or_rule(std::string_view line) {
 }
 
 bool is_fence(std::string_view line) {
-  const std::string_view t = trimmed(line);
+  const std::string_view t = util::trim(line);
   return t.starts_with("```") || t.starts_with("~~~");
 }
 

@@ -253,10 +253,6 @@ std::string_view capped(std::string_view line) {
   return line.size() > k_max_line ? line.substr(0, k_max_line) : line;
 }
 
-bool digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
 // Whether `major` can be a release of `component`: cuDNN 5 to 12, CUDA 7 to 13.
 bool plausible_major(unsigned long major, VersionComponent component) {
   return component == VersionComponent::cudnn ? (major >= 5 && major <= 12)
@@ -276,7 +272,7 @@ version_token_at(std::string_view s, std::size_t& i, VersionComponent component)
         ++k;
       }
       const std::size_t b = k;
-      while (k < s.size() && digit(s[k]) && k - b < 3) {
+      while (k < s.size() && util::is_digit(s[k]) && k - b < 3) {
         ++k;
       }
       if (k == b) {
@@ -299,11 +295,14 @@ version_token_at(std::string_view s, std::size_t& i, VersionComponent component)
     i = k + 1;
     return out;
   }
-  if (!digit(s[i]) || (i > 0 && (digit(s[i - 1]) || s[i - 1] == '.' || s[i - 1] == '_'))) {
+  if (!util::is_digit(s[i])
+      || (i > 0 && (util::is_digit(s[i - 1]) || s[i - 1] == '.' || s[i - 1] == '_'))) {
     return std::nullopt;
   }
   std::size_t k = i;
-  while (k < s.size() && (digit(s[k]) || (s[k] == '.' && k + 1 < s.size() && digit(s[k + 1])))) {
+  while (
+      k < s.size()
+      && (util::is_digit(s[k]) || (s[k] == '.' && k + 1 < s.size() && util::is_digit(s[k + 1])))) {
     ++k;
   }
   if (k < s.size() && (s[k] == '_' || (s[k] >= 'a' && s[k] <= 'z'))) {
