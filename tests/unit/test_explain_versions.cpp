@@ -255,6 +255,49 @@ TEST(GpuRefinement, NothingWhenTheCudaServesTheGpu) {
   }
 }
 
+TEST(NvccRefinement, AnArchitectureNoToolkitDroppedMeansAnOlderToolkit) {
+  // compute_86 (Ampere) needs CUDA 11.1: nvcc 11.0 rejecting it is older, not the GPU.
+  const auto [id, fields] =
+      explain_first_with_tables("nvcc fatal : Unsupported gpu architecture 'compute_86'\n");
+  EXPECT_EQ(id, "log.nvcc_older_than_arch");
+  EXPECT_EQ(field(fields, "arch"), "compute_86");
+  EXPECT_EQ(field(fields, "first_cuda"), "11.1");
+  EXPECT_EQ(field(fields, "name"), "Ampere");
+  EXPECT_EQ(explain_first_with_tables("nvcc fatal   : Value 'sm_90a' is not defined for option "
+                                      "'gpu-architecture'\n")
+                .first,
+            "log.nvcc_older_than_arch");
+}
+
+TEST(NvccRefinement, ADroppedArchitectureIsDecidedByTheReleasesNamed) {
+  const std::string error = "nvcc fatal : Unsupported gpu architecture 'compute_35'\n";
+  SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  auto first = [&](const std::string& text) {
+    Analysis a(m);
+    scan_text("report", text, a);
+    auto res = build_result(a, rank(a, &builtin().compat()), builtin());
+    EXPECT_TRUE(res && !res->causes.empty()) << text;
+    return res ? res->causes.front() : ExplainedCause{};
+  };
+  // Kepler was dropped in CUDA 12.0: without a release, that reading leads and the older
+  // toolkit is its alternative.
+  const auto alone = first(error);
+  EXPECT_EQ(alone.finding.id, "log.nvcc_unsupported_arch");
+  ASSERT_FALSE(alone.alternatives.empty());
+  EXPECT_EQ(alone.alternatives.front().finding, "log.nvcc_older_than_arch");
+  // nvcc 12.1 has dropped it; nvcc 4.2 had not reached it.
+  const auto dropped = first(error + "Cuda compilation tools, release 12.1, V12.1.105\n");
+  EXPECT_EQ(dropped.finding.id, "log.nvcc_unsupported_arch");
+  EXPECT_TRUE(std::none_of(dropped.alternatives.begin(),
+                           dropped.alternatives.end(),
+                           [](const auto& a) { return a.finding == "log.nvcc_older_than_arch"; }));
+  EXPECT_EQ(first(error + "Cuda compilation tools, release 4.2, V4.2.9\n").finding.id,
+            "log.nvcc_older_than_arch");
+  // An architecture the tables do not know is left as it was.
+  EXPECT_EQ(first("nvcc fatal : Unsupported gpu architecture 'compute_99'\n").finding.id,
+            "log.nvcc_unsupported_arch");
+}
+
 TEST(TwoLineLoadFailure, TheSystemMessageOnTheNextLineDecides) {
   // Julia: the library on one line, Windows' message on the next. In the head and past it (the
   // fast path), the pair is one access-denied failure, and the first line's own guess (a
@@ -457,9 +500,18 @@ TEST(ContextRefinement, AContainerMakesAnInsufficientDriverOneThatIsNotReached) 
   EXPECT_EQ(explain_first(insufficient, true).first, "log.driver_too_old");
   for (bool fast : {true, false}) {
     EXPECT_EQ(
-        explain_first(insufficient + "docker run --rm -it myimage python app.py\n", fast).first,
+        explain_first(insufficient + "docker run --gpus all --rm -it myimage python app.py\n", fast)
+            .first,
         "log.driver_not_loaded");
+    // Started without any GPU option, the container has no driver at all.
+    EXPECT_EQ(
+        explain_first(insufficient + "docker run --rm -it myimage python app.py\n", fast).first,
+        "log.container_runtime_missing");
   }
+  // A command continued on the next line may name its GPU option there: not read as one without.
+  EXPECT_EQ(
+      explain_first(insufficient + "docker run --rm -it \\\n  --gpus all myimage\n", true).first,
+      "log.driver_not_loaded");
   // Only an ambiguous cause gives way: a driver that says it is too old stays too old.
   EXPECT_EQ(explain_first("The NVIDIA driver on your system is too old (found version 11040).\n"
                           "I run it in a docker container\n",

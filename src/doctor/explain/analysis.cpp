@@ -487,6 +487,82 @@ void refine_gpu(std::vector<RankedCause>& causes,
   }
 }
 
+// The compute capability an nvcc architecture names ("compute_86" and "sm_86" are 8.6, "sm_90a"
+// 9.0, "compute_120" 12.0), or nullopt.
+std::optional<Version> arch_capability(std::string_view arch) {
+  const std::size_t us = arch.find('_');
+  if (us == std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::string_view digits = arch.substr(us + 1);
+  std::size_t n = 0;
+  while (n < digits.size() && util::is_digit(digits[n])) {
+    ++n;
+  }
+  digits = digits.substr(0, n);
+  if (digits.size() < 2 || digits.size() > 3) {
+    return std::nullopt;
+  }
+  const auto major = util::parse_uint(digits.substr(0, digits.size() - 1));
+  const auto minor = util::parse_uint(digits.substr(digits.size() - 1));
+  if (!major || !minor) {
+    return std::nullopt;
+  }
+  return Version::from_parts({static_cast<unsigned>(*major), static_cast<unsigned>(*minor)});
+}
+
+// The nvcc refinement: nvcc rejects an architecture both when the toolkit is older than it
+// (compute_86 before CUDA 11.1) and when it is newer than the last toolkit that compiled for it
+// (compute_35 from CUDA 12.0 on). The architecture's row (gpus.json) tells which can hold: one
+// that no toolkit has dropped can only be newer than this toolkit. For one that was dropped, the
+// CUDA releases the report names decide when all of them fall on one side; otherwise the
+// dropped reading stays first and the older toolkit is its alternative.
+void refine_nvcc_arch(std::vector<RankedCause>& causes,
+                      const Analysis& analysis,
+                      HeadMentions& mentions,
+                      const kb::CompatTables& compat) {
+  for (RankedCause& c : causes) {
+    if (c.finding != kb::ids::k_log_nvcc_unsupported_arch || c.hits.empty()) {
+      continue;
+    }
+    const auto& fields = analysis.hits()[c.hits.front()].fields;
+    auto arch =
+        std::find_if(fields.begin(), fields.end(), [](const auto& f) { return f.first == "arch"; });
+    const auto cc = arch == fields.end() ? std::nullopt : arch_capability(arch->second);
+    const kb::ArchitectureRow* row = cc ? compat.architecture(*cc) : nullptr;
+    if (row == nullptr) {
+      continue;
+    }
+    bool older = false;
+    bool newer = false;
+    for (const auto& [line, m] : mentions.all()) {
+      const auto v = Version::parse_prefix(m.version);
+      if (m.component != VersionComponent::cuda || m.driver_max || !v || v->size() < 2) {
+        continue;
+      }
+      older = older || *v < row->first_cuda;
+      newer = newer || (row->removed_in_cuda && *v >= *row->removed_in_cuda);
+    }
+    const std::string older_tell = fmt::format(
+        "`nvcc --version` shows a release before CUDA {}, the first that compiles for "
+        "{} ({})",
+        row->first_cuda.str(),
+        arch->second,
+        row->name);
+    if (!row->removed_in_cuda || (older && !newer)) {
+      c.finding = std::string(kb::ids::k_log_nvcc_older_than_arch);
+      c.fields.emplace_back("first_cuda", row->first_cuda.str());
+      c.fields.emplace_back("name", row->name);
+      continue;
+    }
+    if (!newer) {
+      c.alternatives.insert(c.alternatives.begin(),
+                            kb::SignatureAlternative{
+                                std::string(kb::ids::k_log_nvcc_older_than_arch), 40, older_tell});
+    }
+  }
+}
+
 // The driver-present refinement: CUDA reports "driver version is insufficient" (error 35) both
 // for a driver that is too old and for no driver at all, and a container started without the
 // GPU sees none. When the report's own nvidia-smi header shows a driver whose CUDA is of the
@@ -662,7 +738,9 @@ alternatives_of(const kb::Signature& top, const std::vector<kb::Signature>& sigs
 } // namespace
 
 std::vector<std::string_view> refinement_finding_ids() {
-  return {kb::ids::k_log_gpu_newer_than_cuda, kb::ids::k_log_gpu_dropped_by_cuda};
+  return {kb::ids::k_log_gpu_newer_than_cuda,
+          kb::ids::k_log_gpu_dropped_by_cuda,
+          kb::ids::k_log_nvcc_older_than_arch};
 }
 
 void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis) {
@@ -828,6 +906,7 @@ Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   refine_driver(out.causes, analysis, mentions);
   if (compat != nullptr) {
     refine_gpu(out.causes, analysis, mentions, *compat);
+    refine_nvcc_arch(out.causes, analysis, mentions, *compat);
   }
   order_causes(out.causes, analysis);
   refine_driver_present(out.causes, analysis, mentions);
