@@ -142,7 +142,7 @@ TEST(ExplainKb, LoaderRuleNamesAreTheParsers) {
   for (std::string_view name : loader_kind_names()) {
     EXPECT_TRUE(explain::load_error_kind(name).has_value()) << name;
   }
-  EXPECT_EQ(loader_role_names().size(), 13u);
+  EXPECT_EQ(loader_role_names().size(), 14u);
   EXPECT_EQ(loader_kind_names().size(), 9u);
 }
 

@@ -520,6 +520,47 @@ TEST(ContextRefinement, AContainerMakesAnInsufficientDriverOneThatIsNotReached) 
             "log.driver_too_old");
 }
 
+TEST(LoaderRules, WhichLibraryFailedDecidesTheCause) {
+  for (bool fast : {true, false}) {
+    // An entry point missing from the driver's own library: the driver is older than the CUDA
+    // the program calls; elsewhere the same kind is a stale copy of the library.
+    EXPECT_EQ(explain_first("The procedure entry point cuDevicePrimaryCtxReset_v2 could not be "
+                            "located in the dynamic link library nvcuda.dll\n",
+                            fast)
+                  .first,
+              "log.driver_too_old");
+    EXPECT_EQ(explain_first("libcuda.so.1: undefined symbol: cuCtxCreate_v4\n", fast).first,
+              "log.driver_too_old");
+    EXPECT_EQ(explain_first("The procedure entry point cublasLtMatmul could not be located in "
+                            "the dynamic link library cublasLt64_11.dll\n",
+                            fast)
+                  .first,
+              "log.library_procedure_missing");
+    // NVML, the driver's management library, missing: no driver.
+    EXPECT_EQ(explain_first("nvidia-container-cli: initialization error: load library failed: "
+                            "libnvidia-ml.so.1: cannot open shared object file: no such file or "
+                            "directory: unknown\n",
+                            fast)
+                  .first,
+              "log.driver_not_loaded");
+    // A program's GPU build that does not load: the CUDA libraries it imports.
+    EXPECT_EQ(explain_first("System.DllNotFoundException: 'Unable to load DLL "
+                            "'x64\\yolo_cpp_dll_gpu.dll': The specified module could not be "
+                            "found.\n",
+                            fast)
+                  .first,
+              "log.gpu_module_dependencies_missing");
+  }
+  // "The driver is too old" in words has not the missing entry point's other readings.
+  SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  Analysis a(m);
+  scan_text("report", "The NVIDIA driver on your system is too old (found version 8000)\n", a);
+  auto res = build_result(a, rank(a), builtin());
+  ASSERT_TRUE(res && !res->causes.empty());
+  EXPECT_EQ(res->causes.front().finding.id, "log.driver_too_old");
+  EXPECT_TRUE(res->causes.front().alternatives.empty());
+}
+
 TEST(VersionRefinement, OnlyTheHeadIsRead) {
   // A version named after the first MiB of a long log is not context.
   std::string log = "ImportError: libcudart.so.10.1: cannot open shared object file\n";

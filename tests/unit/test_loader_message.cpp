@@ -96,6 +96,24 @@ TEST(LoadFailure, ProcedureAndArchitectureCodes) {
        true});
 }
 
+TEST(LoadFailure, ProgramsOwnWordings) {
+  // A C++ SDK's own message, and a Chinese 127 written back in English by its reader.
+  check({R"(Load mynteye_cudafeatures.dll failed: C:\sdk\bin\mynteye_cudafeatures.dll)",
+         "mynteye_cudafeatures.dll",
+         "",
+         LoadErrorKind::unknown,
+         -1,
+         true});
+  check(
+      {"ImportError: DLL load failed while importing _C: The specified program could not be "
+       "found.",
+       "",
+       "",
+       LoadErrorKind::procedure_missing,
+       -1,
+       true});
+}
+
 TEST(LoadFailure, OnnxRuntimeCppAndLinux) {
   check(
       {R"(2024-08-26 21:04:38.1970389 [E:onnxruntime:Default, provider_bridge_ort.cc:1992 onnxruntime::TryGetProviderInfo_CUDA] D:\a\_work\1\s\onnxruntime\core\session\provider_bridge_ort.cc:1637 onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 "" when trying to load "C:\venv\Lib\site-packages\onnxruntime\capi\onnxruntime_providers_cuda.dll")",
@@ -390,6 +408,12 @@ TEST(LibraryIdentity, FromTheKnowledgeBaseSets) {
   EXPECT_EQ(role("onnxruntime_providers_cuda.dll"), LibraryRole::framework);
   EXPECT_EQ(role("_torch_sox.cpython-35m-x86_64-linux-gnu.so"), LibraryRole::python_extension);
   EXPECT_EQ(role("libfoo.so"), LibraryRole::unknown);
+  // A program's own GPU build, by a word of its name.
+  EXPECT_EQ(role("yolo_cpp_dll_gpu.dll"), LibraryRole::gpu_module);
+  EXPECT_EQ(role("mynteye_cudafeatures.dll"), LibraryRole::gpu_module);
+  EXPECT_EQ(role("libjcuda-linux-x86_64.so"), LibraryRole::gpu_module);
+  EXPECT_EQ(role("gpustat.dll"), LibraryRole::unknown);
+  EXPECT_EQ(role("yolo_cpp_dll.dll"), LibraryRole::unknown);
 }
 
 TEST(LoaderMessage, TheNextLineCanSayWhatWentWrong) {

@@ -553,6 +553,17 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
       c.finding = std::string(kb::ids::k_log_nvcc_older_than_arch);
       c.fields.emplace_back("first_cuda", row->first_cuda.str());
       c.fields.emplace_back("name", row->name);
+      // The same two facts read from the GPU's side: a GPU newer than every toolkit the build
+      // may use is served by leaving its architecture out.
+      c.alternatives.insert(
+          c.alternatives.begin(),
+          kb::SignatureAlternative{
+              std::string(kb::ids::k_log_nvcc_unsupported_arch),
+              40,
+              fmt::format("the toolkit cannot change (a container image, a cluster module): the "
+                          "{} GPU is then too new for this build; leave {} out of its list",
+                          row->name,
+                          arch->second)});
       continue;
     }
     if (!newer) {
@@ -720,14 +731,20 @@ void refine_by_context(std::vector<RankedCause>& causes,
 // names none (TensorFlow's "Could not load dynamic library", glibc's "cannot open shared object
 // file") reads the same failure as the loader rule for its finding, so it takes that rule's
 // alternatives: a missing libcudnn.so.8 may be a cuDNN of another major, whichever wording
-// reported it.
+// reported it. Only a rule for a library not found reads such a failure: the driver's missing
+// entry point is read as a driver too old, but "the driver is too old" in words has not the
+// entry point's other readings.
 const std::vector<kb::SignatureAlternative>&
 alternatives_of(const kb::Signature& top, const std::vector<kb::Signature>& sigs) {
   if (!top.alternatives.empty() || top.loader) {
     return top.alternatives;
   }
+  const auto not_found = [](const kb::LoaderRule& r) {
+    return r.kinds.empty()
+           || std::find(r.kinds.begin(), r.kinds.end(), "not_found") != r.kinds.end();
+  };
   for (const kb::Signature& s : sigs) {
-    if (s.loader && s.finding == top.finding && !s.alternatives.empty()
+    if (s.loader && not_found(*s.loader) && s.finding == top.finding && !s.alternatives.empty()
         && (s.platform == "any" || top.platform == "any" || s.platform == top.platform)) {
       return s.alternatives;
     }

@@ -24,7 +24,7 @@ constexpr std::array<std::pair<LoadErrorKind, std::string_view>, 9> k_kind_names
     {LoadErrorKind::out_of_memory, "out_of_memory"},
 }};
 
-constexpr std::array<std::pair<LibraryRole, std::string_view>, 13> k_role_names{{
+constexpr std::array<std::pair<LibraryRole, std::string_view>, 14> k_role_names{{
     {LibraryRole::unknown, "unknown"},
     {LibraryRole::cudnn, "cudnn"},
     {LibraryRole::cudnn_sublibrary, "cudnn_sublibrary"},
@@ -38,6 +38,7 @@ constexpr std::array<std::pair<LibraryRole, std::string_view>, 13> k_role_names{
     {LibraryRole::tensorrt, "tensorrt"},
     {LibraryRole::framework, "framework"},
     {LibraryRole::python_extension, "python_extension"},
+    {LibraryRole::gpu_module, "gpu_module"},
 }};
 
 bool is_name_char(char c) {
@@ -272,8 +273,9 @@ constexpr std::array<std::string_view, 6> k_denied{"access is denied",
                                                    "application control policy has blocked",
                                                    "zugriff verweigert",
                                                    "operation not permitted"};
-constexpr std::array<std::string_view, 12> k_procedure{"specified procedure could not be found",
+constexpr std::array<std::string_view, 13> k_procedure{"specified procedure could not be found",
                                                        "找不到指定的程序",
+                                                       "specified program could not be found",
                                                        "undefined symbol",
                                                        "symbol lookup error",
                                                        "procedure entry point",
@@ -308,30 +310,32 @@ constexpr std::array<std::string_view, 21> k_missing{
     "unable to find",
     "no such file",
     "not installed"};
-constexpr std::array<std::string_view, 24> k_load_words{"could not load",
-                                                        "couldn't load",
-                                                        "cannot load",
-                                                        "can't load",
-                                                        "unable to load",
-                                                        "failed to load",
-                                                        "failed to dlopen",
-                                                        "dlopen failed",
-                                                        "dlopen error",
-                                                        "error loading",
-                                                        "erro loading",
-                                                        "unsatisfiedlinkerror",
-                                                        "loadlibrary failed",
-                                                        "loadlibraryex failed",
-                                                        "dll load failed",
-                                                        "cannot be loaded",
-                                                        "failed to open",
-                                                        "could not open",
-                                                        "error while loading shared libraries",
-                                                        "无法加载",
-                                                        "加载失败",
-                                                        "load failed",
-                                                        "loading failed",
-                                                        "is not configured correctly"};
+constexpr std::array<std::string_view, 25> k_load_words{
+    "could not load",
+    "couldn't load",
+    "cannot load",
+    "can't load",
+    "unable to load",
+    "failed to load",
+    "failed to dlopen",
+    "dlopen failed",
+    "dlopen error",
+    "error loading",
+    "erro loading",
+    "unsatisfiedlinkerror",
+    "loadlibrary failed",
+    "loadlibraryex failed",
+    "dll load failed",
+    "cannot be loaded",
+    "failed to open",
+    "could not open",
+    "error while loading shared libraries",
+    ".dll failed", // "Load x.dll failed: C:\\..."
+    "无法加载",
+    "加载失败",
+    "load failed",
+    "loading failed",
+    "is not configured correctly"};
 
 // The Windows error numbers a loader reports, and what each means.
 struct CodeMeaning {
@@ -806,6 +810,26 @@ unsigned major_after(std::string_view name, std::string_view key) {
   return i > b ? v : 0;
 }
 
+// Whether a library's stem names it as a program's GPU build: a word of it ("_"/"-"/"."
+// separated) is "gpu", or begins or ends with "cuda" ("yolo_cpp_dll_gpu",
+// "mynteye_cudafeatures", "jcuda").
+bool names_gpu_build(std::string_view stem) {
+  std::size_t i = 0;
+  while (i < stem.size()) {
+    std::size_t j = i;
+    while (j < stem.size() && stem[j] != '_' && stem[j] != '-' && stem[j] != '.') {
+      ++j;
+    }
+    const std::string_view word = stem.substr(i, j - i);
+    if (word == "gpu" || starts(word, "cuda")
+        || (word.size() >= 4 && word.substr(word.size() - 4) == "cuda")) {
+      return true;
+    }
+    i = j + 1;
+  }
+  return false;
+}
+
 struct RoleStem {
   std::string_view prefix;
   LibraryRole role;
@@ -938,6 +962,10 @@ LibraryIdentity classify_library(std::string_view name,
       id.role = r.role;
       break;
     }
+  }
+  if (id.role == LibraryRole::unknown && names_gpu_build(stem)) {
+    id.role = LibraryRole::gpu_module;
+    return id;
   }
   if (id.role == LibraryRole::cuda_runtime
       || (id.role == LibraryRole::cuda_library

@@ -77,6 +77,7 @@ enum class LibraryRole {
   tensorrt,         // libnvinfer: optional for the frameworks that probe it
   framework,        // a framework's own library: torch_cuda.dll, c10.dll, onnxruntime.dll...
   python_extension, // a Python extension module (.pyd, *.cpython-*.so)
+  gpu_module,       // a program's own GPU build, named so: yolo_cpp_dll_gpu.dll, *_cudafeatures.dll
 };
 
 std::string_view to_string(LibraryRole role);

@@ -383,7 +383,8 @@ const std::vector<std::string_view>& loader_role_names() {
                                                    "openmp",
                                                    "tensorrt",
                                                    "framework",
-                                                   "python_extension"};
+                                                   "python_extension",
+                                                   "gpu_module"};
   return names;
 }
 
