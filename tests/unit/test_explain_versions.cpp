@@ -359,6 +359,15 @@ TEST(VersionPairs, InTheReportersAndProgramsWords) {
   EXPECT_EQ(pair_of("requires CUDA 11.8 or later but I have 11.2"), "cuda 11.8 -> 11.2");
 }
 
+TEST(VersionPairs, TwoFileNamesOfOneLibrary) {
+  EXPECT_EQ(pair_of("the new DLL from Nvidia is called cudnn64_6.dll; the latest build of "
+                    "TensorFlow requires that to be cudnn64_5.dll."),
+            "cudnn 5 -> 6");
+  // Without a word for which one is wanted, two names are no pair; nor are two libraries.
+  EXPECT_EQ(pair_of("copied cudnn64_6.dll and cudnn64_5.dll into bin"), "");
+  EXPECT_EQ(pair_of("needs cudart64_110.dll and cudnn64_8.dll"), "");
+}
+
 TEST(VersionPairs, WhatIsNoPair) {
   for (const char* line : {
            "requires CUDA 11.8 or later but I have 12.1",                      // met

@@ -286,8 +286,11 @@ constexpr std::array<std::string_view, 13> k_procedure{"specified procedure coul
                                                        "symbol not found",
                                                        "prozedur wurde nicht gefunden",
                                                        "could not be located in the dynamic link"};
-constexpr std::array<std::string_view, 4> k_dependency{
-    "由于找不到", "can't find dependent libraries", "cannot find dependent", "dependent dll"};
+constexpr std::array<std::string_view, 5> k_dependency{"由于找不到",
+                                                       "can't find dependent libraries",
+                                                       "cannot find dependent",
+                                                       "dependent dll",
+                                                       "依赖问题"};
 constexpr std::array<std::string_view, 21> k_missing{
     "specified module could not be found",
     "找不到指定的模块",

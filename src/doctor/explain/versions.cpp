@@ -359,7 +359,49 @@ first_version(std::string_view s, std::size_t from, std::size_t to, VersionCompo
 
 } // namespace
 
-std::optional<VersionPair> find_version_pair(std::string_view line) {
+namespace {
+
+// The pair two file names of one library make, when the line says which one is wanted: "the new
+// DLL is called cudnn64_6.dll; TensorFlow requires that to be cudnn64_5.dll".
+std::optional<VersionPair> named_pair(std::string_view line) {
+  std::vector<VersionMention> names;
+  for (VersionMention& m : find_version_mentions(line)) {
+    if (m.from_library_name) {
+      names.push_back(std::move(m));
+    }
+  }
+  if (names.size() < 2) {
+    return std::nullopt;
+  }
+  const std::string lower = util::to_lower(capped(line));
+  constexpr std::array<std::string_view, 7> k_wanted{
+      "requires", "require ", "needs", "expects", "looking for", "looks for", "wants"};
+  const auto wanted = [&](const VersionMention& m) {
+    const std::size_t from = m.begin > 40 ? m.begin - 40 : 0;
+    const std::string_view before = std::string_view(lower).substr(from, m.begin - from);
+    return std::any_of(k_wanted.begin(), k_wanted.end(), [&](std::string_view w) {
+      return before.find(w) != std::string_view::npos;
+    });
+  };
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    for (std::size_t j = i + 1; j < names.size(); ++j) {
+      const VersionMention& a = names[i];
+      const VersionMention& b = names[j];
+      if (a.component != b.component || a.version == b.version || wanted(a) == wanted(b)) {
+        continue;
+      }
+      VersionPair pair;
+      pair.component = a.component;
+      pair.expected = wanted(a) ? a.version : b.version;
+      pair.found = wanted(a) ? b.version : a.version;
+      return pair;
+    }
+  }
+  return std::nullopt;
+}
+
+// The pair a line states in words: "compiled against 7102 but link against 7301".
+std::optional<VersionPair> worded_pair(std::string_view line) {
   // Lower case, runs of spaces and tabs as one ("compiled  against").
   std::string s;
   for (const char c : util::to_lower(capped(line))) {
@@ -449,6 +491,15 @@ std::optional<VersionPair> find_version_pair(std::string_view line) {
   pair.expected = *expected;
   pair.found = *found;
   return pair;
+}
+
+} // namespace
+
+std::optional<VersionPair> find_version_pair(std::string_view line) {
+  if (auto pair = worded_pair(line)) {
+    return pair;
+  }
+  return named_pair(line);
 }
 
 bool may_name_version(std::string_view line) {
