@@ -298,6 +298,31 @@ TEST(NvccRefinement, ADroppedArchitectureIsDecidedByTheReleasesNamed) {
             "log.nvcc_unsupported_arch");
 }
 
+TEST(GpuRefinement, ACapabilityTheNamedGpuMeetsIsNotTheCause) {
+  const std::string needs =
+      "[error] This program needs a CUDA-Enabled GPU (with at least compute capability 2.0).\n";
+  // Alone, the line reads as a GPU too old for the software.
+  EXPECT_EQ(explain_first_with_tables(needs).first, "log.gpu_too_old_for_software");
+  // A GTX 1080 (6.1) meets it: the program did not see the GPU.
+  EXPECT_EQ(
+      explain_first_with_tables(needs + "I'm running on Windows 10, GeForce GTX 1080\n").first,
+      "log.driver_too_old");
+  // A V100 (7.0) does not meet 8.0: the GPU is too old after all.
+  EXPECT_EQ(explain_first_with_tables("punica LoRA kernels require compute capability >= 8.0\n"
+                                      "benchmarking on a Tesla V100\n")
+                .first,
+            "log.gpu_too_old_for_software");
+}
+
+TEST(LoaderRules, MatlabsDriverMessage) {
+  // MATLAB names the library on one line and Windows' message on the next.
+  EXPECT_EQ(explain_first("    The CUDA driver could not be loaded. The library name used was "
+                          "'nvcuda.dll'. The error was:\n    找不到指定的模块。\n",
+                          true)
+                .first,
+            "log.driver_not_loaded");
+}
+
 TEST(TwoLineLoadFailure, TheSystemMessageOnTheNextLineDecides) {
   // Julia: the library on one line, Windows' message on the next. In the head and past it (the
   // fast path), the pair is one access-denied failure, and the first line's own guess (a

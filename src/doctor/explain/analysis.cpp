@@ -574,6 +574,86 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
   }
 }
 
+// The compute capability a line states after the word "capability" ("with at least compute
+// capability 2.0", "requires compute capability >= 8.0"), or nullopt.
+std::optional<Version> stated_capability(std::string_view text) {
+  const std::string lower =
+      util::to_lower(text.substr(0, std::min<std::size_t>(text.size(), 4096)));
+  const std::size_t at = lower.find("capability");
+  if (at == std::string::npos) {
+    return std::nullopt;
+  }
+  const std::size_t end = std::min(lower.size(), at + 40);
+  for (std::size_t i = at; i + 2 < end; ++i) {
+    if (util::is_digit(lower[i]) && lower[i + 1] == '.' && util::is_digit(lower[i + 2])
+        && (i + 3 >= lower.size() || !util::is_digit(lower[i + 3]))) {
+      return Version::parse(std::string_view(lower).substr(i, 3));
+    }
+  }
+  return std::nullopt;
+}
+
+// The capability refinement: a line that names a compute capability the software needs or the
+// GPU has ("This program needs a CUDA-Enabled GPU (with at least compute capability 2.0)"),
+// read as "the GPU is too old", while the report names a GPU model whose every capability
+// meets it (a GTX 1080, 6.1): that GPU is new enough, so the program did not see it. A CUDA
+// runtime finds no usable device when the driver is older than the program's CUDA, or absent.
+void refine_capability(std::vector<RankedCause>& causes,
+                       const Analysis& analysis,
+                       const kb::CompatTables& compat) {
+  std::optional<GpuNames> gpu_names;
+  for (RankedCause& c : causes) {
+    if (c.finding != kb::ids::k_log_gpu_too_old_for_software || c.hits.empty()) {
+      continue;
+    }
+    const SignatureHits& hit = analysis.hits()[c.hits.front()];
+    if (hit.lines.empty()) {
+      continue;
+    }
+    const auto needed = stated_capability(hit.lines.front().text);
+    if (!needed) {
+      continue;
+    }
+    if (!gpu_names) {
+      gpu_names.emplace(compat);
+    }
+    const EvidenceLine* gpu_line = nullptr;
+    for (const auto* all : {&analysis.gpu_lines(), &analysis.version_lines()}) {
+      for (const EvidenceLine& l : *all) {
+        for (const GpuMention& g : gpu_names->find(l.text)) {
+          if (!g.ccs.empty() && std::all_of(g.ccs.begin(), g.ccs.end(), [&](const Version& v) {
+                return v >= *needed;
+              })) {
+            gpu_line = &l;
+            break;
+          }
+        }
+        if (gpu_line != nullptr) {
+          break;
+        }
+      }
+      if (gpu_line != nullptr) {
+        break;
+      }
+    }
+    if (gpu_line == nullptr) {
+      continue;
+    }
+    c.finding = std::string(kb::ids::k_log_driver_too_old);
+    c.confidence = std::min(c.confidence, 60);
+    c.likely_tell = fmt::format(
+        "the GPU the report names has compute capability {} or more, so the program did not see "
+        "it: nvidia-smi's CUDA Version is below the CUDA the program was built with",
+        needed->str());
+    c.alternatives.clear();
+    c.alternatives.push_back(kb::SignatureAlternative{
+        std::string(kb::ids::k_log_driver_not_loaded),
+        50,
+        "nvidia-smi fails or lists no GPU where the program runs: no driver is loaded there"});
+    c.lines.push_back(shown_line(*gpu_line));
+  }
+}
+
 // The driver-present refinement: CUDA reports "driver version is insufficient" (error 35) both
 // for a driver that is too old and for no driver at all, and a container started without the
 // GPU sees none. When the report's own nvidia-smi header shows a driver whose CUDA is of the
@@ -924,6 +1004,7 @@ Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   if (compat != nullptr) {
     refine_gpu(out.causes, analysis, mentions, *compat);
     refine_nvcc_arch(out.causes, analysis, mentions, *compat);
+    refine_capability(out.causes, analysis, *compat);
   }
   order_causes(out.causes, analysis);
   refine_driver_present(out.causes, analysis, mentions);

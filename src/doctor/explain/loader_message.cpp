@@ -313,7 +313,7 @@ constexpr std::array<std::string_view, 21> k_missing{
     "unable to find",
     "no such file",
     "not installed"};
-constexpr std::array<std::string_view, 25> k_load_words{
+constexpr std::array<std::string_view, 26> k_load_words{
     "could not load",
     "couldn't load",
     "cannot load",
@@ -330,6 +330,7 @@ constexpr std::array<std::string_view, 25> k_load_words{
     "loadlibraryex failed",
     "dll load failed",
     "cannot be loaded",
+    "could not be loaded",
     "failed to open",
     "could not open",
     "error while loading shared libraries",
