@@ -313,7 +313,7 @@ constexpr std::array<std::string_view, 21> k_missing{
     "unable to find",
     "no such file",
     "not installed"};
-constexpr std::array<std::string_view, 26> k_load_words{
+constexpr std::array<std::string_view, 27> k_load_words{
     "could not load",
     "couldn't load",
     "cannot load",
@@ -331,6 +331,7 @@ constexpr std::array<std::string_view, 26> k_load_words{
     "dll load failed",
     "cannot be loaded",
     "could not be loaded",
+    "couldn't open cuda library", // TensorFlow 0.x dso_loader
     "failed to open",
     "could not open",
     "error while loading shared libraries",
