@@ -114,6 +114,23 @@ TEST(LoadFailure, ProgramsOwnWordings) {
        true});
 }
 
+TEST(LoadFailure, OldPythonsNameNoModule) {
+  // Python 3.7 and older: a procedure missing is an extension module's; nothing else is read.
+  check({"ImportError: DLL load failed: The specified procedure could not be found.",
+         "",
+         "",
+         LoadErrorKind::procedure_missing,
+         -1,
+         true});
+  const auto f = parse_load_failure(
+      "ImportError: DLL load failed: The specified procedure could not be found.");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->module, "(the module being imported)");
+  EXPECT_FALSE(
+      parse_load_failure("ImportError: DLL load failed: The specified module could not be found.")
+          .has_value());
+}
+
 TEST(LoadFailure, OnnxRuntimeCppAndLinux) {
   check(
       {R"(2024-08-26 21:04:38.1970389 [E:onnxruntime:Default, provider_bridge_ort.cc:1992 onnxruntime::TryGetProviderInfo_CUDA] D:\a\_work\1\s\onnxruntime\core\session\provider_bridge_ort.cc:1637 onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 "" when trying to load "C:\venv\Lib\site-packages\onnxruntime\capi\onnxruntime_providers_cuda.dll")",

@@ -291,7 +291,7 @@ constexpr std::array<std::string_view, 5> k_dependency{"由于找不到",
                                                        "cannot find dependent",
                                                        "dependent dll",
                                                        "依赖问题"};
-constexpr std::array<std::string_view, 21> k_missing{
+constexpr std::array<std::string_view, 23> k_missing{
     "specified module could not be found",
     "找不到指定的模块",
     "cannot open shared object file",
@@ -312,7 +312,9 @@ constexpr std::array<std::string_view, 21> k_missing{
     "dllnotfoundexception",
     "unable to find",
     "no such file",
-    "not installed"};
+    "not installed",
+    "not available",
+    "not being available"}; // "complained about VCRUNTIME140_1.dll not being available"
 constexpr std::array<std::string_view, 27> k_load_words{
     "could not load",
     "couldn't load",
@@ -631,7 +633,7 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
     }
     f.module = s.substr(b, e - b);
   }
-  if (tokens.empty() && f.module.empty()) {
+  if (tokens.empty() && f.module.empty() && !contains(s, "dll load failed:")) {
     return std::nullopt;
   }
   f.code = find_code(s);
@@ -707,6 +709,13 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
   }
   if (missing != nullptr && missing != failed) {
     f.missing = file_name(missing->name);
+  }
+  if (f.library.empty() && f.module.empty() && f.kind == LoadErrorKind::procedure_missing
+      && contains(s, "dll load failed:")) {
+    // Python 3.7 and older name neither the module nor the DLL ("ImportError: DLL load failed:
+    // The specified procedure could not be found."), but an import failed: an extension module
+    // whose imports the loaded DLLs do not export.
+    f.module = "(the module being imported)";
   }
   if (f.library.empty() && f.module.empty()) {
     return std::nullopt;
