@@ -307,6 +307,13 @@ TEST(GpuRefinement, ACapabilityTheNamedGpuMeetsIsNotTheCause) {
   EXPECT_EQ(
       explain_first_with_tables(needs + "I'm running on Windows 10, GeForce GTX 1080\n").first,
       "log.driver_too_old");
+  // Beside a GPU that does not meet it, the line may be about that one.
+  const std::string ampere = "punica LoRA kernels require compute capability >= 8.0\n";
+  EXPECT_EQ(explain_first_with_tables(ampere + "GPU 0: NVIDIA A100-SXM4-40GB\n").first,
+            "log.driver_too_old");
+  EXPECT_EQ(
+      explain_first_with_tables(ampere + "GPU 0: NVIDIA A100-SXM4-40GB\nGPU 1: Tesla V100\n").first,
+      "log.gpu_too_old_for_software");
   // A V100 (7.0) does not meet 8.0: the GPU is too old after all.
   EXPECT_EQ(explain_first_with_tables("punica LoRA kernels require compute capability >= 8.0\n"
                                       "benchmarking on a Tesla V100\n")

@@ -617,26 +617,25 @@ void refine_capability(std::vector<RankedCause>& causes,
     if (!gpu_names) {
       gpu_names.emplace(compat);
     }
+    // Every GPU the report names must meet it: with a GT 520 (2.1) beside a GTX 1080, the
+    // line may be about the GT 520.
     const EvidenceLine* gpu_line = nullptr;
+    bool all_meet = true;
     for (const auto* all : {&analysis.gpu_lines(), &analysis.version_lines()}) {
       for (const EvidenceLine& l : *all) {
         for (const GpuMention& g : gpu_names->find(l.text)) {
-          if (!g.ccs.empty() && std::all_of(g.ccs.begin(), g.ccs.end(), [&](const Version& v) {
+          const bool meets =
+              !g.ccs.empty() && std::all_of(g.ccs.begin(), g.ccs.end(), [&](const Version& v) {
                 return v >= *needed;
-              })) {
+              });
+          all_meet = all_meet && meets;
+          if (meets && gpu_line == nullptr) {
             gpu_line = &l;
-            break;
           }
         }
-        if (gpu_line != nullptr) {
-          break;
-        }
-      }
-      if (gpu_line != nullptr) {
-        break;
       }
     }
-    if (gpu_line == nullptr) {
+    if (gpu_line == nullptr || !all_meet) {
       continue;
     }
     c.finding = std::string(kb::ids::k_log_driver_too_old);
