@@ -395,6 +395,9 @@ TEST(VersionPairs, TwoFileNamesOfOneLibrary) {
   EXPECT_EQ(pair_of("the new DLL from Nvidia is called cudnn64_6.dll; the latest build of "
                     "TensorFlow requires that to be cudnn64_5.dll."),
             "cudnn 5 -> 6");
+  EXPECT_EQ(pair_of("it state that it needed cublas64_12.dll or what not...whereas CUDA 11.8 uses "
+                    "cublas64_11.dll."),
+            "cuda 12 -> 11");
   // Without a word for which one is wanted, two names are no pair; nor are two libraries.
   EXPECT_EQ(pair_of("copied cudnn64_6.dll and cudnn64_5.dll into bin"), "");
   EXPECT_EQ(pair_of("needs cudart64_110.dll and cudnn64_8.dll"), "");

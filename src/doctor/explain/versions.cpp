@@ -374,8 +374,8 @@ std::optional<VersionPair> named_pair(std::string_view line) {
     return std::nullopt;
   }
   const std::string lower = util::to_lower(capped(line));
-  constexpr std::array<std::string_view, 7> k_wanted{
-      "requires", "require ", "needs", "expects", "looking for", "looks for", "wants"};
+  constexpr std::array<std::string_view, 8> k_wanted{
+      "requires", "require ", "needs", "needed", "expects", "looking for", "looks for", "wants"};
   const auto wanted = [&](const VersionMention& m) {
     const std::size_t from = m.begin > 40 ? m.begin - 40 : 0;
     const std::string_view before = std::string_view(lower).substr(from, m.begin - from);
