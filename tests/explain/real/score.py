@@ -98,6 +98,14 @@ def main() -> int:
     n = len(cases)
     print(f"{args.part} part{f' of batch {args.batch}' if args.batch else ''}: {n} cases; top-1 {top1}/{n} ({100 * top1 / n:.1f}%), "
           f"top-3 {top3}/{n} ({100 * top3 / n:.1f}%)")
+    # A report explain names no cause for is a different miss from a wrong cause: the user is
+    # told to look further, not sent the wrong way.
+    answered = [r for r in rows if r["named"]]
+    right = sum(r["top1"] for r in answered)
+    if answered:
+        print(f"answered (a cause named): {len(answered)}/{n}; of those, right first "
+              f"{right}/{len(answered)} ({100 * right / len(answered):.1f}%); no cause named: "
+              f"{n - len(answered) - broken}")
     for title, table in (("label", by_label), ("platform", by_platform),
                          ("log kind and language", by_kind)):
         print(f"\nper {title}:")
