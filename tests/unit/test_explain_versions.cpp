@@ -401,6 +401,7 @@ TEST(VersionPairs, TwoFileNamesOfOneLibrary) {
   // Without a word for which one is wanted, two names are no pair; nor are two libraries.
   EXPECT_EQ(pair_of("copied cudnn64_6.dll and cudnn64_5.dll into bin"), "");
   EXPECT_EQ(pair_of("needs cudart64_110.dll and cudnn64_8.dll"), "");
+  EXPECT_EQ(pair_of("needs cudart64_110.dll, found cublas64_12.dll"), "");
 }
 
 TEST(VersionPairs, WhatIsNoPair) {

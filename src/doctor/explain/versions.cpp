@@ -383,11 +383,20 @@ std::optional<VersionPair> named_pair(std::string_view line) {
       return before.find(w) != std::string_view::npos;
     });
   };
+  // The library a name is of: its letters before the version ("cudnn", "libcublas").
+  const auto library = [&](const VersionMention& m) {
+    std::size_t e = m.begin;
+    while (e < lower.size() && e < m.end && !util::is_digit(lower[e])) {
+      ++e;
+    }
+    return std::string_view(lower).substr(m.begin, e - m.begin);
+  };
   for (std::size_t i = 0; i < names.size(); ++i) {
     for (std::size_t j = i + 1; j < names.size(); ++j) {
       const VersionMention& a = names[i];
       const VersionMention& b = names[j];
-      if (a.component != b.component || a.version == b.version || wanted(a) == wanted(b)) {
+      if (a.component != b.component || a.version == b.version || library(a) != library(b)
+          || wanted(a) == wanted(b)) {
         continue;
       }
       VersionPair pair;
