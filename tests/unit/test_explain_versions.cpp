@@ -553,10 +553,18 @@ TEST(ContextRefinement, AContainerMakesAnInsufficientDriverOneThatIsNotReached) 
         explain_first(insufficient + "docker run --rm -it myimage python app.py\n", fast).first,
         "log.container_runtime_missing");
   }
-  // A command continued on the next line may name its GPU option there: not read as one without.
-  EXPECT_EQ(
-      explain_first(insufficient + "docker run --rm -it \\\n  --gpus all myimage\n", true).first,
-      "log.driver_not_loaded");
+  // A command continued over lines is read whole: its GPU option may be on the next line.
+  for (bool fast : {true, false}) {
+    EXPECT_EQ(
+        explain_first(insufficient + "docker run --rm -it \\\n  --gpus all myimage\n", fast).first,
+        "log.driver_not_loaded");
+    EXPECT_EQ(explain_first(insufficient
+                                + "docker run --rm -it \\\n  --shm-size=1g \\\n"
+                                  "  myimage python app.py\n",
+                            fast)
+                  .first,
+              "log.container_runtime_missing");
+  }
   // Only an ambiguous cause gives way: a driver that says it is too old stays too old.
   EXPECT_EQ(explain_first("The NVIDIA driver on your system is too old (found version 11040).\n"
                           "I run it in a docker container\n",

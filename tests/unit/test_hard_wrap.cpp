@@ -21,14 +21,24 @@ std::vector<util::TextLine> lines_of(const std::vector<std::string>& texts) {
   return out;
 }
 
-std::vector<std::string> joined(const std::vector<std::string>& texts) {
+// The texts of `texts`' lines after `join` ran on them.
+template<class Join>
+std::vector<std::string> after(Join join, const std::vector<std::string>& texts) {
   auto lines = lines_of(texts);
-  join_hard_wraps(lines);
+  join(lines);
   std::vector<std::string> out;
   for (const auto& l : lines) {
     out.push_back(l.text);
   }
   return out;
+}
+
+std::vector<std::string> joined(const std::vector<std::string>& texts) {
+  return after([](std::vector<util::TextLine>& lines) { join_hard_wraps(lines); }, texts);
+}
+
+std::vector<std::string> commands_joined(const std::vector<std::string>& texts) {
+  return after([](std::vector<util::TextLine>& lines) { join_continued_commands(lines); }, texts);
 }
 
 // `text` cut every `width` columns (ASCII only).
@@ -187,6 +197,38 @@ TEST(HardWrap, SyslogPartsAndCutLinesStay) {
   const auto before = lines;
   EXPECT_EQ(join_hard_wraps(lines), 0U);
   EXPECT_EQ(lines, before);
+}
+
+} // namespace
+} // namespace doctor::explain
+
+namespace doctor::explain {
+namespace {
+
+TEST(ContinuedCommands, AShellCommandOverLinesIsOneLine) {
+  EXPECT_EQ(commands_joined({"docker run -it \\",
+                             "    --shm-size=1g --ulimit memlock=-1 \\",
+                             "    -v ${WORKSPACE}:/workspace \\",
+                             "    --name ft_backend_builder ${TRITON_DOCKER_IMAGE} bash",
+                             "after"}),
+            (std::vector<std::string>{"docker run -it --shm-size=1g --ulimit memlock=-1 -v "
+                                      "${WORKSPACE}:/workspace --name ft_backend_builder "
+                                      "${TRITON_DOCKER_IMAGE} bash",
+                                      "after"}));
+  auto lines = lines_of({"docker run --rm \\", "  --gpus all img"});
+  EXPECT_EQ(join_continued_commands(lines), 1U);
+  EXPECT_EQ(lines.front().span, 2U);
+}
+
+TEST(ContinuedCommands, PathsAndProseStay) {
+  // A Windows path ends in a backslash without a space; a next line that does not go on (no
+  // indentation, no option) is not the command's.
+  for (const std::vector<std::string>& texts :
+       std::vector<std::vector<std::string>>{{"copy to C:\\Program Files\\NVIDIA\\", "  next"},
+                                             {"docker run -it \\", "Then it fails."},
+                                             {"docker run -it \\", ""}}) {
+    EXPECT_EQ(commands_joined(texts), texts);
+  }
 }
 
 } // namespace

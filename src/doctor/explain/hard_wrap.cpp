@@ -248,22 +248,20 @@ std::size_t hard_wrap_width(const std::vector<util::TextLine>& lines) {
   return width_of(lines, widths_of(lines));
 }
 
-std::size_t join_hard_wraps(std::vector<util::TextLine>& lines, std::size_t* width_found) {
-  const std::vector<std::size_t> widths = widths_of(lines);
-  const std::size_t width = width_of(lines, widths);
-  if (width_found != nullptr) {
-    *width_found = width;
-  }
-  if (width == 0) {
-    return 0;
-  }
+namespace {
+
+// Merges runs of lines in place: line `next` goes into the line `first` of its run while
+// joins(first, next) holds and the result stays within util::k_max_line_bytes; join() merges the
+// text, the span is added here. Returns the number of lines merged into others.
+template<class Joins, class Join>
+std::size_t merge_lines(std::vector<util::TextLine>& lines, Joins joins, Join join) {
   std::size_t joined = 0;
   std::size_t out = 0;
   for (std::size_t i = 0; i < lines.size();) {
     std::size_t end = i + 1; // lines [i, end) become one
-    while (end < lines.size() && is_cut(lines, widths, end - 1, width)
+    while (end < lines.size() && joins(i, end)
            && lines[i].text.size() + lines[end].text.size() <= util::k_max_line_bytes) {
-      lines[i].text += lines[end].text;
+      join(lines[i], lines[end]);
       lines[i].span += lines[end].span;
       ++end;
     }
@@ -276,6 +274,47 @@ std::size_t join_hard_wraps(std::vector<util::TextLine>& lines, std::size_t* wid
   }
   lines.resize(out);
   return joined;
+}
+
+} // namespace
+
+std::size_t join_hard_wraps(std::vector<util::TextLine>& lines, std::size_t* width_found) {
+  const std::vector<std::size_t> widths = widths_of(lines);
+  const std::size_t width = width_of(lines, widths);
+  if (width_found != nullptr) {
+    *width_found = width;
+  }
+  if (width == 0) {
+    return 0;
+  }
+  return merge_lines(
+      lines,
+      [&](std::size_t /*first*/, std::size_t next) {
+        return is_cut(lines, widths, next - 1, width);
+      },
+      [](util::TextLine& into, const util::TextLine& next) { into.text += next.text; });
+}
+
+std::size_t join_continued_commands(std::vector<util::TextLine>& lines) {
+  const auto continues = [](const util::TextLine& l) {
+    const std::string_view text = util::trim_right(l.text);
+    return !l.cut && text.size() >= 2 && text.back() == '\\'
+           && (text[text.size() - 2] == ' ' || text[text.size() - 2] == '\t');
+  };
+  const auto goes_on = [](const util::TextLine& l) {
+    return !l.text.empty()
+           && (l.text.front() == ' ' || l.text.front() == '\t' || l.text.front() == '-');
+  };
+  return merge_lines(
+      lines,
+      [&](std::size_t first, std::size_t next) {
+        return continues(lines[first]) && goes_on(lines[next]);
+      },
+      [](util::TextLine& into, const util::TextLine& next) {
+        std::string_view head = util::trim_right(into.text);
+        head.remove_suffix(1); // the backslash
+        into.text = std::string(util::trim_right(head)) + " " + std::string(util::trim(next.text));
+      });
 }
 
 } // namespace doctor::explain

@@ -41,4 +41,11 @@ std::size_t hard_wrap_width(const std::vector<util::TextLine>& lines);
 // `width`, when given, receives the width found (0 for none).
 std::size_t join_hard_wraps(std::vector<util::TextLine>& lines, std::size_t* width = nullptr);
 
+// Joins a shell command continued over lines with its continuation: a line that ends in a space
+// and a backslash (`docker run -it \`), followed by a line that starts with blanks or a dash (the
+// next arguments), becomes one line, the backslash replaced by a space, so that a command's
+// options are read together ("docker run" and its --gpus on the next line). A Windows path that
+// ends in a backslash has no space before it. Returns the number of lines joined into others.
+std::size_t join_continued_commands(std::vector<util::TextLine>& lines);
+
 } // namespace doctor::explain

@@ -107,6 +107,13 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+std::string_view trim_right(std::string_view s) {
+  while (!s.empty() && is_space(s.back())) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   std::size_t start = 0;

@@ -11,6 +11,8 @@ namespace doctor::util {
 
 // Returns `s` without leading and trailing ASCII whitespace.
 std::string_view trim(std::string_view s);
+// Returns `s` without trailing ASCII whitespace.
+std::string_view trim_right(std::string_view s);
 
 // Splits `s` at every `sep`; keeps empty fields.
 std::vector<std::string_view> split(std::string_view s, char sep);
