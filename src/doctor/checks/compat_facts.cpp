@@ -171,24 +171,14 @@ std::vector<BuildArch> parse_build_archs(const std::vector<std::string>& archs) 
   for (const std::string& raw : archs) {
     std::string_view a = util::trim(raw);
     BuildArch b;
-    std::string_view digits;
     if (a.starts_with("sm_") || a.starts_with("compute_")) {
-      b.ptx = a.starts_with("compute_");
-      digits = a.substr(a.find('_') + 1);
-      if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) {
-        b.arch_specific = digits.back() == 'a';
-        digits.remove_suffix(1);
-      }
-      // "86" -> 8.6, "120" -> 12.0: the last digit is the minor.
-      if (digits.size() < 2 || digits.size() > 3) {
+      const auto name = kb::parse_arch_name(a);
+      if (!name) {
         continue;
       }
-      const auto major = util::parse_uint(digits.substr(0, digits.size() - 1));
-      const auto minor = util::parse_uint(digits.substr(digits.size() - 1));
-      if (!major || !minor) {
-        continue;
-      }
-      b.cc = Version::from_parts({static_cast<unsigned>(*major), static_cast<unsigned>(*minor)});
+      b.cc = name->cc;
+      b.ptx = name->ptx;
+      b.arch_specific = name->suffix == 'a';
     } else {
       if (a.ends_with("+PTX")) {
         b.ptx = true;

@@ -487,30 +487,6 @@ void refine_gpu(std::vector<RankedCause>& causes,
   }
 }
 
-// The compute capability an nvcc architecture names ("compute_86" and "sm_86" are 8.6, "sm_90a"
-// 9.0, "compute_120" 12.0), or nullopt.
-std::optional<Version> arch_capability(std::string_view arch) {
-  const std::size_t us = arch.find('_');
-  if (us == std::string_view::npos) {
-    return std::nullopt;
-  }
-  std::string_view digits = arch.substr(us + 1);
-  std::size_t n = 0;
-  while (n < digits.size() && util::is_digit(digits[n])) {
-    ++n;
-  }
-  digits = digits.substr(0, n);
-  if (digits.size() < 2 || digits.size() > 3) {
-    return std::nullopt;
-  }
-  const auto major = util::parse_uint(digits.substr(0, digits.size() - 1));
-  const auto minor = util::parse_uint(digits.substr(digits.size() - 1));
-  if (!major || !minor) {
-    return std::nullopt;
-  }
-  return Version::from_parts({static_cast<unsigned>(*major), static_cast<unsigned>(*minor)});
-}
-
 // The nvcc refinement: nvcc rejects an architecture both when the toolkit is older than it
 // (compute_86 before CUDA 11.1) and when it is newer than the last toolkit that compiled for it
 // (compute_35 from CUDA 12.0 on). The architecture's row (gpus.json) tells which can hold: one
@@ -528,8 +504,8 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
     const auto& fields = analysis.hits()[c.hits.front()].fields;
     auto arch =
         std::find_if(fields.begin(), fields.end(), [](const auto& f) { return f.first == "arch"; });
-    const auto cc = arch == fields.end() ? std::nullopt : arch_capability(arch->second);
-    const kb::ArchitectureRow* row = cc ? compat.architecture(*cc) : nullptr;
+    const auto name = arch == fields.end() ? std::nullopt : kb::parse_arch_name(arch->second);
+    const kb::ArchitectureRow* row = name ? compat.architecture(name->cc) : nullptr;
     if (row == nullptr) {
       continue;
     }
@@ -543,12 +519,6 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
       older = older || *v < row->first_cuda;
       newer = newer || (row->removed_in_cuda && *v >= *row->removed_in_cuda);
     }
-    const std::string older_tell = fmt::format(
-        "`nvcc --version` shows a release before CUDA {}, the first that compiles for "
-        "{} ({})",
-        row->first_cuda.str(),
-        arch->second,
-        row->name);
     if (!row->removed_in_cuda || (older && !newer)) {
       c.finding = std::string(kb::ids::k_log_nvcc_older_than_arch);
       c.fields.emplace_back("first_cuda", row->first_cuda.str());
@@ -567,9 +537,16 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
       continue;
     }
     if (!newer) {
-      c.alternatives.insert(c.alternatives.begin(),
-                            kb::SignatureAlternative{
-                                std::string(kb::ids::k_log_nvcc_older_than_arch), 40, older_tell});
+      c.alternatives.insert(
+          c.alternatives.begin(),
+          kb::SignatureAlternative{
+              std::string(kb::ids::k_log_nvcc_older_than_arch),
+              40,
+              fmt::format("`nvcc --version` shows a release before CUDA {}, the first that "
+                          "compiles for {} ({})",
+                          row->first_cuda.str(),
+                          arch->second,
+                          row->name)});
     }
   }
 }

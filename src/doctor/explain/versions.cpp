@@ -364,6 +364,15 @@ namespace {
 // The pair two file names of one library make, when the line says which one is wanted: "the new
 // DLL is called cudnn64_6.dll; TensorFlow requires that to be cudnn64_5.dll".
 std::optional<VersionPair> named_pair(std::string_view line) {
+  constexpr std::array<std::string_view, 8> k_wanted{
+      "requires", "require ", "needs", "needed", "expects", "looking for", "looks for", "wants"};
+  // Cheaply first: without a word for the wanted one there is no pair to read.
+  const std::string lower = util::to_lower(capped(line));
+  if (std::none_of(k_wanted.begin(), k_wanted.end(), [&](std::string_view w) {
+        return lower.find(w) != std::string::npos;
+      })) {
+    return std::nullopt;
+  }
   std::vector<VersionMention> names;
   for (VersionMention& m : find_version_mentions(line)) {
     if (m.from_library_name) {
@@ -373,9 +382,6 @@ std::optional<VersionPair> named_pair(std::string_view line) {
   if (names.size() < 2) {
     return std::nullopt;
   }
-  const std::string lower = util::to_lower(capped(line));
-  constexpr std::array<std::string_view, 8> k_wanted{
-      "requires", "require ", "needs", "needed", "expects", "looking for", "looks for", "wants"};
   const auto wanted = [&](const VersionMention& m) {
     const std::size_t from = m.begin > 40 ? m.begin - 40 : 0;
     const std::string_view before = std::string_view(lower).substr(from, m.begin - from);

@@ -2,6 +2,7 @@
 // The lookups over the compatibility tables and the version decoders; parsing is in
 // compat_parse.cpp.
 #include <doctor/kb/compat.hpp>
+#include <doctor/util/strings.hpp>
 
 #include <algorithm>
 
@@ -272,6 +273,34 @@ std::optional<Version> decode_tensorflow_version(std::string_view text) {
     return Version::parse(digits);
   }
   return Version::parse(text);
+}
+
+std::optional<ArchName> parse_arch_name(std::string_view name) {
+  ArchName out;
+  std::string_view digits;
+  if (name.starts_with("sm_")) {
+    digits = name.substr(3);
+  } else if (name.starts_with("compute_")) {
+    out.ptx = true;
+    digits = name.substr(8);
+  } else {
+    return std::nullopt;
+  }
+  if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) {
+    out.suffix = digits.back();
+    digits.remove_suffix(1);
+  }
+  // "86" -> 8.6, "120" -> 12.0: the last digit is the minor.
+  if (digits.size() < 2 || digits.size() > 3) {
+    return std::nullopt;
+  }
+  const auto major = util::parse_uint(digits.substr(0, digits.size() - 1));
+  const auto minor = util::parse_uint(digits.substr(digits.size() - 1));
+  if (!major || !minor) {
+    return std::nullopt;
+  }
+  out.cc = Version::from_parts({static_cast<unsigned>(*major), static_cast<unsigned>(*minor)});
+  return out;
 }
 
 } // namespace doctor::kb

@@ -246,4 +246,15 @@ std::optional<Version> decode_cuda_version(std::uint64_t encoded);
 // TensorFlow's build_info spellings: "64_112" -> 11.2, "64_8" -> 8, "11.2" -> 11.2.
 std::optional<Version> decode_tensorflow_version(std::string_view text);
 
+// An architecture as nvcc and the build tools name it: "sm_86" (machine code) or "compute_90"
+// (PTX), the last digit the minor ("compute_120" is 12.0), with an optional suffix ("sm_90a":
+// that capability only; "sm_100f": its family).
+struct ArchName {
+  Version cc;
+  bool ptx = false;
+  char suffix = 0; // 'a', 'f' or 0
+};
+// Reads `name`; nullopt for any other spelling.
+std::optional<ArchName> parse_arch_name(std::string_view name);
+
 } // namespace doctor::kb
