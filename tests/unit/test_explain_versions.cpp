@@ -43,6 +43,13 @@ TEST(VersionMentions, CudaInFreeText) {
   EXPECT_EQ(mentions("Cuda compilation tools, release 11.8, V11.8.89"), V{"cuda 11.8"});
   EXPECT_EQ(mentions("CUDA used to build PyTorch: 12.1"), V{"cuda 12.1"});
   EXPECT_EQ(mentions("CUDA runtime version: 12.1.105"), V{"cuda 12.1"});
+  // An issue form's one field for both: the first is CUDA's, the second cuDNN's.
+  EXPECT_EQ(mentions("- CUDA/cuDNN version: 10.2, 8.0.2"), (V{"cuda 10.2", "cudnn 8.0.2"}));
+  EXPECT_EQ(mentions("CUDA/cuDNN version: 10.1 / 7.6.5"), (V{"cuda 10.1", "cudnn 7.6.5"}));
+  EXPECT_EQ(mentions("- **CUDA/cuDNN version**: 11.2 and 8.1"), (V{"cuda 11.2", "cudnn 8.1"}));
+  EXPECT_EQ(mentions("CUDA/cuDNN version: 11.2/8.1"), (V{"cuda 11.2", "cudnn 8.1"}));
+  EXPECT_EQ(mentions("CUDA/cuDNN version: 10.1"), V{"cuda 10.1"});
+  EXPECT_TRUE(mentions("CUDA/cuDNN version: N/A").empty());
 }
 
 TEST(VersionMentions, CudaInPathsTagsAndLibraryNames) {

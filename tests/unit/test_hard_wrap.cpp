@@ -231,5 +231,45 @@ TEST(ContinuedCommands, PathsAndProseStay) {
   }
 }
 
+std::vector<std::string> fields_joined(const std::vector<std::string>& texts) {
+  return after([](std::vector<util::TextLine>& lines) { join_form_fields(lines); }, texts);
+}
+
+TEST(FormFields, AVersionQuestionTakesItsAnswer) {
+  EXPECT_EQ(fields_joined({"### TensorFlow version",
+                           "",
+                           "2.12.0",
+                           "",
+                           "### CUDA/cuDNN version",
+                           "",
+                           "11.2/8.1",
+                           "",
+                           "### Current behavior?"}),
+            (std::vector<std::string>{"TensorFlow version: 2.12.0",
+                                      "",
+                                      "CUDA/cuDNN version: 11.2/8.1",
+                                      "",
+                                      "### Current behavior?"}));
+  EXPECT_EQ(fields_joined({"#### **CUDA 版本：**", "12.1"}),
+            (std::vector<std::string>{"CUDA 版本: 12.1"}));
+  auto lines = lines_of({"### Version", "", "", "v2.15.5", "next"});
+  EXPECT_EQ(join_form_fields(lines), 3U);
+  EXPECT_EQ(lines.front().text, "Version: v2.15.5");
+  EXPECT_EQ(lines.front().span, 4U);
+  EXPECT_EQ(lines.back().text, "next");
+}
+
+TEST(FormFields, OtherHeadingsAndAnswersStay) {
+  for (const std::vector<std::string>& texts : std::vector<std::vector<std::string>>{
+           {"### Relevant log output", "", "Could not load library cudnn_cnn_infer64_8.dll"},
+           {"### Python version", "", "```shell", "3.10"},
+           {"### Python version", "", "### OS"},
+           {"### Python version", "", "", "", "3.10"}, // too far below its question
+           {"#Python version", "3.10"},                // not a heading
+           {"### Python version"}}) {
+    EXPECT_EQ(fields_joined(texts), texts);
+  }
+}
+
 } // namespace
 } // namespace doctor::explain

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -314,6 +315,98 @@ std::size_t join_continued_commands(std::vector<util::TextLine>& lines) {
         std::string_view head = util::trim_right(into.text);
         head.remove_suffix(1); // the backslash
         into.text = std::string(util::trim_right(head)) + " " + std::string(util::trim(next.text));
+      });
+}
+
+namespace {
+
+constexpr std::size_t k_max_field_title = 64;
+constexpr std::size_t k_max_field_answer = 200;
+
+// The question of a form heading that names a version ("CUDA/cuDNN version" of "### CUDA/cuDNN
+// version"), or nothing.
+std::optional<std::string_view> version_field_title(const util::TextLine& line) {
+  std::string_view text = util::trim(line.text);
+  if (line.cut || text.size() < 2 || text.front() != '#') {
+    return std::nullopt;
+  }
+  const std::size_t hashes = text.find_first_not_of('#');
+  if (hashes == std::string_view::npos || hashes > 6
+      || (text[hashes] != ' ' && text[hashes] != '\t')) {
+    return std::nullopt;
+  }
+  text = util::trim(text.substr(hashes));
+  constexpr std::string_view k_wide_colon = "：";
+  while (!text.empty()) {
+    if (text.back() == ':' || text.back() == '*') {
+      text.remove_suffix(1);
+    } else if (text.ends_with(k_wide_colon)) {
+      text.remove_suffix(k_wide_colon.size());
+    } else {
+      break;
+    }
+  }
+  while (!text.empty() && text.front() == '*') {
+    text.remove_prefix(1);
+  }
+  text = util::trim(text);
+  if (text.empty() || text.size() > k_max_field_title) {
+    return std::nullopt;
+  }
+  const std::string lower = util::to_lower(text);
+  if (lower.find("version") == std::string::npos && lower.find("版本") == std::string::npos) {
+    return std::nullopt;
+  }
+  return text;
+}
+
+bool is_blank(const util::TextLine& line) {
+  return util::trim(line.text).empty();
+}
+
+bool is_field_answer(const util::TextLine& line) {
+  const std::string_view text = util::trim(line.text);
+  return !line.cut && !text.empty() && text.size() <= k_max_field_answer && text.front() != '#'
+         && !text.starts_with("```") && !text.starts_with("~~~");
+}
+
+} // namespace
+
+std::size_t join_form_fields(std::vector<util::TextLine>& lines) {
+  constexpr std::size_t k_max_blanks = 2;
+  // The heading of the run being merged, and whether its answer is in: nothing joins after it.
+  std::size_t heading = lines.size();
+  bool answered = false;
+  std::string title;
+  return merge_lines(
+      lines,
+      [&](std::size_t first, std::size_t next) {
+        if (first != heading) {
+          heading = first;
+          answered = false;
+          const auto t = version_field_title(lines[first]);
+          title = t ? std::string(*t) : std::string();
+        }
+        if (title.empty() || answered || next - first > k_max_blanks + 1) {
+          return false;
+        }
+        if (is_blank(lines[next])) {
+          // A blank line joins only when an answer follows within the blanks allowed.
+          for (std::size_t i = next + 1; i < lines.size() && i - first <= k_max_blanks + 1; ++i) {
+            if (!is_blank(lines[i])) {
+              return is_field_answer(lines[i]);
+            }
+          }
+          return false;
+        }
+        return is_field_answer(lines[next]);
+      },
+      [&](util::TextLine& into, const util::TextLine& next) {
+        if (is_blank(next)) {
+          return;
+        }
+        into.text = title + ": " + std::string(util::trim(next.text));
+        answered = true;
       });
 }
 

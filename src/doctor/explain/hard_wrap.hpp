@@ -48,4 +48,12 @@ std::size_t join_hard_wraps(std::vector<util::TextLine>& lines, std::size_t* wid
 // ends in a backslash has no space before it. Returns the number of lines joined into others.
 std::size_t join_continued_commands(std::vector<util::TextLine>& lines);
 
+// Joins an issue form's version field with its answer. GitHub's issue forms put each answer
+// under its question as a Markdown heading, a blank line between: "### CUDA/cuDNN version", "",
+// "11.2/8.1". A heading whose words name a version (short, with "version" or "版本" in it),
+// followed by at most two blank lines and a short answer (not a heading, not a code fence),
+// becomes one line "CUDA/cuDNN version: 11.2/8.1", so that the answer is read as the version of
+// what the question names. Returns the number of lines joined into others.
+std::size_t join_form_fields(std::vector<util::TextLine>& lines);
+
 } // namespace doctor::explain

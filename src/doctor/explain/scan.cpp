@@ -61,6 +61,7 @@ private:
     m_head_open = false;
     m_wrap_joined = join_hard_wraps(m_head, &m_wrap_width);
     join_continued_commands(m_head);
+    join_form_fields(m_head);
     for (const util::TextLine& line : m_head) {
       m_analysis.add_line(line);
     }

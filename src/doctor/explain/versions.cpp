@@ -28,7 +28,7 @@ struct Pattern {
   bool driver_max = false;
 };
 
-constexpr std::array<Pattern, 16> k_patterns{{
+constexpr std::array<Pattern, 18> k_patterns{{
     // The driver's newest CUDA: nvidia-smi's header and -q output, Paddle's Driver API Version.
     {VersionComponent::cuda,
      Form::version,
@@ -40,6 +40,20 @@ constexpr std::array<Pattern, 16> k_patterns{{
      false,
      "(?i)(?:^\\s*cuda version\\s+: |driver api version: )(?<v>\\d{1,2}\\.\\d)",
      true},
+    // An issue form's one field for both (TensorFlow's, PyTorch's, ONNX Runtime's templates):
+    // "CUDA/cuDNN version: 10.2, 8.0.2", "CUDA/cuDNN version: 10.1 / 7.6.5". The first version
+    // is CUDA's, the second cuDNN's.
+    {VersionComponent::cuda,
+     Form::version,
+     false,
+     "(?i)\\bcuda\\s*/\\s*cudnn(?:\\s*versions?)?[*\\s]*[:=]?[*\\s]*(?:cuda\\s*[:=]?\\s*)?v?"
+     "(?<v>(?:[7-9]|1[0-3])\\.\\d)\\b"},
+    {VersionComponent::cudnn,
+     Form::version,
+     false,
+     "(?i)\\bcuda\\s*/\\s*cudnn(?:\\s*versions?)?[*\\s]*[:=]?[*\\s]*(?:cuda\\s*[:=]?\\s*)?v?"
+     "(?:[7-9]|1[0-3])(?:\\.\\d+){1,3}\\s*(?:[,/&+-]|and|with)\\s*(?:cudnn\\s*[:=]?\\s*)?v?"
+     "(?<v>[5-9](?:\\.\\d+){1,3})\\b"},
     // "CUDA 11.8", "cuda:8.0", "cuda12.1", "CUDA：11.3", "CUDA\v10.1", "cuda-12.1",
     // "CUDA Version: 12.2", "CUDA runtime version: 12.1.105", "cudatoolkit 11.3.1", "+cuda12.1".
     {VersionComponent::cuda,
