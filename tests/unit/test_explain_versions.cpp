@@ -559,6 +559,11 @@ TEST(ContextRefinement, AContainerMakesAnInsufficientDriverOneThatIsNotReached) 
     EXPECT_EQ(
         explain_first(insufficient + "docker run --rm -it myimage python app.py\n", fast).first,
         "log.container_runtime_missing");
+    // nvidia-docker adds the GPUs itself.
+    EXPECT_EQ(
+        explain_first(insufficient + "$ nvidia-docker run --rm nvidia/cuda nvidia-smi\n", fast)
+            .first,
+        "log.driver_not_loaded");
   }
   // A command continued over lines is read whole: its GPU option may be on the next line.
   for (bool fast : {true, false}) {
