@@ -715,9 +715,9 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
     // Python 3.7 and older name neither the module nor the DLL ("ImportError: DLL load failed:
     // The specified procedure could not be found."), but an import failed: an extension module
     // whose imports the loaded DLLs do not export.
-    f.module = "(the module being imported)";
+    f.unnamed_module = true;
   }
-  if (f.library.empty() && f.module.empty()) {
+  if (f.library.empty() && f.module.empty() && !f.unnamed_module) {
     return std::nullopt;
   }
   if (f.kind == LoadErrorKind::not_found && !f.missing.empty() && f.missing != f.library) {

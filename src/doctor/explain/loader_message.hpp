@@ -40,7 +40,10 @@ struct LoadFailure {
       library; // lower-case file name of the library that failed ("cudnn_cnn_infer64_8.dll")
   std::string missing; // the dependency the message names as missing, when it does
   std::string module;  // the Python extension module, for "DLL load failed while importing M"
-  std::string symbol;  // the missing procedure or symbol, when named
+  // Python failed to import an extension module it does not name (Python 3.7 and older: "DLL
+  // load failed: The specified procedure could not be found."); `module` is then empty.
+  bool unnamed_module = false;
+  std::string symbol; // the missing procedure or symbol, when named
   LoadErrorKind kind = LoadErrorKind::unknown;
   long code = -1;       // the Windows error or errno number given, or -1
   bool windows = false; // the message or the name is a Windows one

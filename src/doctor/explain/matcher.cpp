@@ -119,9 +119,12 @@ std::optional<LineMatch> SignatureMatcher::loader_match(const LoadFailure& failu
   LineMatch lm;
   lm.signature = *rule;
   lm.end = end;
-  const std::string& subject = !failure.missing.empty()   ? failure.missing
-                               : !failure.library.empty() ? failure.library
-                                                          : failure.module;
+  // Words for a module Python did not name, where the finding's text needs one.
+  constexpr std::string_view k_unnamed_module = "(not named in the message)";
+  const std::string subject = !failure.missing.empty()   ? failure.missing
+                              : !failure.library.empty() ? failure.library
+                              : !failure.module.empty()  ? failure.module
+                                                         : std::string(k_unnamed_module);
   lm.fields.emplace_back("lib", subject);
   lm.fields.emplace_back("kind", std::string(to_string(failure.kind)));
   if (!failure.library.empty() && !failure.missing.empty()) {
