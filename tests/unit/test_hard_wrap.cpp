@@ -218,6 +218,12 @@ TEST(ContinuedCommands, AShellCommandOverLinesIsOneLine) {
   auto lines = lines_of({"docker run --rm \\", "  --gpus all img"});
   EXPECT_EQ(join_continued_commands(lines), 1U);
   EXPECT_EQ(lines.front().span, 2U);
+  // Quoted in a reply, each line keeps the quote markers.
+  EXPECT_EQ(commands_joined(
+                {"> docker run -it \\", ">     --shm-size=1g \\", ">     img bash", "> after"}),
+            (std::vector<std::string>{"> docker run -it --shm-size=1g img bash", "> after"}));
+  EXPECT_EQ(commands_joined({"> docker run -it \\", "    --gpus all img"}),
+            (std::vector<std::string>{"> docker run -it \\", "    --gpus all img"}));
 }
 
 TEST(ContinuedCommands, PathsAndProseStay) {

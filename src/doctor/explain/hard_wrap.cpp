@@ -296,25 +296,48 @@ std::size_t join_hard_wraps(std::vector<util::TextLine>& lines, std::size_t* wid
       [](util::TextLine& into, const util::TextLine& next) { into.text += next.text; });
 }
 
+namespace {
+
+// The Markdown quote markers a line starts with ("> ", ">> ", "> > "): a command quoted in a
+// reply keeps them on each of its lines.
+std::string_view quote_prefix(std::string_view text) {
+  std::size_t n = 0;
+  while (n < text.size() && text[n] == '>') {
+    ++n;
+    if (n < text.size() && text[n] == ' ') {
+      ++n;
+    }
+  }
+  return text.substr(0, n);
+}
+
+} // namespace
+
 std::size_t join_continued_commands(std::vector<util::TextLine>& lines) {
   const auto continues = [](const util::TextLine& l) {
     const std::string_view text = util::trim_right(l.text);
     return !l.cut && text.size() >= 2 && text.back() == '\\'
            && (text[text.size() - 2] == ' ' || text[text.size() - 2] == '\t');
   };
-  const auto goes_on = [](const util::TextLine& l) {
-    return !l.text.empty()
-           && (l.text.front() == ' ' || l.text.front() == '\t' || l.text.front() == '-');
+  // The next line goes on under the same quote markers as the command's first line.
+  const auto goes_on = [](const util::TextLine& l, std::string_view quote) {
+    if (!std::string_view(l.text).starts_with(quote)) {
+      return false;
+    }
+    const std::string_view text = std::string_view(l.text).substr(quote.size());
+    return !text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '-');
   };
   return merge_lines(
       lines,
       [&](std::size_t first, std::size_t next) {
-        return continues(lines[first]) && goes_on(lines[next]);
+        return continues(lines[first]) && goes_on(lines[next], quote_prefix(lines[first].text));
       },
       [](util::TextLine& into, const util::TextLine& next) {
+        const std::size_t quote = quote_prefix(into.text).size();
         std::string_view head = util::trim_right(into.text);
         head.remove_suffix(1); // the backslash
-        into.text = std::string(util::trim_right(head)) + " " + std::string(util::trim(next.text));
+        into.text = std::string(util::trim_right(head)) + " "
+                    + std::string(util::trim(std::string_view(next.text).substr(quote)));
       });
 }
 
