@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One line through the structural loader-message parser and the library classifier: no crash, no
-// hang, and what comes back is consistent: a failure names a library or a Python module, names
+// hang, and what comes back is consistent: a failure names a library or a Python module (or says
+// Python named none), names
 // are lower-case pieces of the line's normalised text, the kind and role have names, and the
 // line holds one of the prefilter's triggers.
 #include <doctor/explain/loader_message.hpp>
@@ -17,8 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!failure) {
     return 0;
   }
-  if (failure->library.empty() && failure->module.empty()) {
+  if (failure->library.empty() && failure->module.empty() && !failure->unnamed_module) {
     std::abort();
+  }
+  if (failure->unnamed_module && !failure->module.empty()) {
+    std::abort(); // a module named is not an unnamed one
   }
   for (const std::string* name : {&failure->library, &failure->missing, &failure->module}) {
     for (char c : *name) {
