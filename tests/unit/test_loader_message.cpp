@@ -132,6 +132,23 @@ TEST(LoadFailure, OldPythonsNameNoModule) {
           .has_value());
 }
 
+TEST(LoadFailure, GetLastErrorReportedAsErrno) {
+  // vs-mlrt's preloader prints Windows' GetLastError() as "errno": 127 is a procedure missing.
+  check(
+      {"vstrt: failed to preload "
+       "C:\\Users\\user\\AppData\\Roaming\\VapourSynth\\plugins64\\vsmlrt-cuda\\cublas64_"
+       "11.dll, errno 127",
+       "cublas64_11.dll",
+       "",
+       LoadErrorKind::procedure_missing,
+       127,
+       true});
+  // On Linux an errno is not one of Windows' numbers.
+  const auto f = parse_load_failure("failed to dlopen libcudnn.so.8, errno 5");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->code, -1);
+}
+
 TEST(LoadFailure, OnnxRuntimeCppAndLinux) {
   check(
       {R"(2024-08-26 21:04:38.1970389 [E:onnxruntime:Default, provider_bridge_ort.cc:1992 onnxruntime::TryGetProviderInfo_CUDA] D:\a\_work\1\s\onnxruntime\core\session\provider_bridge_ort.cc:1637 onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 "" when trying to load "C:\venv\Lib\site-packages\onnxruntime\capi\onnxruntime_providers_cuda.dll")",

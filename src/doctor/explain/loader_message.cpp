@@ -315,13 +315,14 @@ constexpr std::array<std::string_view, 23> k_missing{
     "not installed",
     "not available",
     "not being available"}; // "complained about VCRUNTIME140_1.dll not being available"
-constexpr std::array<std::string_view, 27> k_load_words{
+constexpr std::array<std::string_view, 28> k_load_words{
     "could not load",
     "couldn't load",
     "cannot load",
     "can't load",
     "unable to load",
     "failed to load",
+    "failed to preload", // vs-mlrt: "failed to preload C:\\...\\cublas64_11.dll, errno 127"
     "failed to dlopen",
     "dlopen failed",
     "dlopen error",
@@ -382,9 +383,10 @@ constexpr std::array<std::pair<std::string_view, long>, 7> k_hex{{
     {"0xc0000139", 127}, // STATUS_ENTRYPOINT_NOT_FOUND
 }};
 
-// The number after one of the keys ("winerror 126", "error code: 126", "error code is 126").
-long find_code(std::string_view s) {
-  for (std::string_view key : k_code_keys) {
+// The number after one of `keys` ("winerror 126", "error code: 126", "error code is 126").
+template<class Keys>
+long find_code_after(std::string_view s, const Keys& keys) {
+  for (std::string_view key : keys) {
     for (std::size_t at = s.find(key); at != std::string_view::npos; at = s.find(key, at + 1)) {
       std::size_t i = at + key.size();
       while (i < s.size() && (s[i] == ' ' || s[i] == ':' || s[i] == '=' || s[i] == '(')) {
@@ -403,6 +405,14 @@ long find_code(std::string_view s) {
         }
       }
     }
+  }
+  return -1;
+}
+
+// The loader's error number in `s`: after a key, or as an HRESULT or NTSTATUS value.
+long find_code(std::string_view s) {
+  if (const long code = find_code_after(s, k_code_keys); code >= 0) {
+    return code;
   }
   for (const auto& [text, code] : k_hex) {
     if (contains(s, text)) {
@@ -637,6 +647,13 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
     return std::nullopt;
   }
   f.code = find_code(s);
+  if (f.code < 0 && contains(s, ".dll") && says_load_failed(s)) {
+    // A program that reports GetLastError() as "errno" ("failed to preload x.dll, errno 127"):
+    // with a DLL named, the number is Windows' (on Linux an errno is not one of Windows' numbers,
+    // and the words say what failed). Only beside a failure word, which the prefilter triggers on.
+    constexpr std::array<std::string_view, 1> k_errno{"errno"};
+    f.code = find_code_after(s, k_errno);
+  }
   const LoadErrorKind by_words = kind_of_words(s);
   const LoadErrorKind by_code = kind_of_code(f.code);
   if (by_words == LoadErrorKind::unknown && by_code == LoadErrorKind::unknown
@@ -651,7 +668,7 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
   }
 
   // The failed library: the one the failure phrase introduces, else the first named.
-  constexpr std::array<std::string_view, 16> k_introducers{"error loading",
+  constexpr std::array<std::string_view, 17> k_introducers{"error loading",
                                                            "erro loading",
                                                            "could not load library",
                                                            "could not load dynamic library",
@@ -663,6 +680,7 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
                                                            "could not load",
                                                            "unable to load",
                                                            "failed to load",
+                                                           "failed to preload",
                                                            "failed to dlopen",
                                                            "library not loaded:",
                                                            "cannot load",
