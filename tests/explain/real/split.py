@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import shutil
@@ -44,11 +45,36 @@ def cause_classes() -> set[str]:
     return set(re.findall(r'\{CauseClass::\w+, "([a-z_.]+)"\}', text))
 
 
+# Where the tool's knowledge comes from: a test-part thread cited there is not unseen.
+ROOT = HERE.parent.parent.parent
+KNOWLEDGE = [ROOT / "data" / "kb", ROOT / "tests" / "explain" / "cases.json",
+             ROOT.parent / "shared" / "research"]
+CITATION = re.compile(r"([\w.-]+/[\w.-]+)#(\d+)((?:(?:,|,? and| or)\s*#\d+)*)")
+CITATION_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/(\d+)")
+
+
+def cited_threads() -> dict[str, str]:
+    """Every owner/repo#N (lower case) the knowledge base, the hand corpus or the research notes
+    cite, with the first file that does ("owner/repo#1, #2" cites both)."""
+    out: dict[str, str] = {}
+    for root in KNOWLEDGE:
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file()) \
+            if root.is_dir() else []
+        for path in files:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for m in CITATION.finditer(text):
+                for n in [m[2]] + re.findall(r"#(\d+)", m[3] or ""):
+                    out.setdefault(f"{m[1].lower()}#{n}", os.path.relpath(path, ROOT))
+            for m in CITATION_URL.finditer(text):
+                out.setdefault(f"{m[1].lower()}#{m[2]}", os.path.relpath(path, ROOT))
+    return out
+
+
 def problems_of(case: dict, classes: set[str]) -> list[str]:
     out = []
     where = case.get("file", "?")
     missing = FIELDS - set(case)
-    extra = set(case) - FIELDS - {"part", "batch"}
+    extra = set(case) - FIELDS - {"part", "batch", "seen"}
     if missing:
         out.append(f"{where}: missing {sorted(missing)}")
     if extra:
@@ -119,6 +145,14 @@ def main() -> int:
             problems.append(f"{case['file']}: part {case.get('part')!r}")
         elif not (HERE / case["part"] / case["file"]).is_file():
             problems.append(f"{case['file']}: not in {case['part']}/")
+    # A test report whose thread the tool's knowledge cites is not one it has never seen: it must
+    # say so ("seen", which score.py leaves out of the test score), or the citation must go.
+    cited = cited_threads()
+    for case in done:
+        where = cited.get(case["thread"].lower())
+        if case.get("part") == "test" and where and not case.get("seen"):
+            problems.append(f"{case['file']}: test thread {case['thread']} is cited by {where}: "
+                            "mark the case \"seen\" or drop the citation")
     listed = {(c.get("part"), c.get("file")) for c in done}
     for part in ("train", "test"):
         folder = HERE / part
