@@ -498,6 +498,37 @@ TEST(VersionRefinement, ADriverOlderThanTheBuildsCuda) {
   EXPECT_NE(explain_first(same, true).first, "log.driver_too_old");
 }
 
+TEST(VersionRefinement, ADriverNumberBelowTheCudasMinimum) {
+  // No CUDA Version column (an nvidia-smi before 410, an NVRM line, the reporter's words): the
+  // driver's own number against the toolkit's minimum in cuda_drivers.json.
+  {
+    const std::string report =
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:385] could not create cudnn handle: "
+        "CUDNN_STATUS_NOT_INITIALIZED\n"
+        "I cuda_diagnostics.cc:369] driver version file contents: \"\"\"NVRM version: NVIDIA UNIX "
+        "x86_64 Kernel Module  384.69  Wed Aug 16 19:34:54 PDT 2017\n"
+        "I have installed CUDA 9.0 and cuDNN 7.0\n";
+    const auto [id, fields] = explain_first_with_tables(report);
+    EXPECT_EQ(id, "log.driver_too_old");
+    EXPECT_EQ(field(fields, "driver"), "384.69");
+    EXPECT_EQ(field(fields, "cuda"), "9.0");
+  }
+  // An nvidia-smi header from before drivers showed their CUDA Version.
+  EXPECT_EQ(
+      explain_first_with_tables("| NVIDIA-SMI 367.57                 Driver Version: 367.57 |\n"
+                                "docker run --runtime=nvidia --rm nvidia/cuda:9.2-runtime\n")
+          .first,
+      "log.driver_too_old");
+  // CUDA 11.8 runs on a 470 driver through minor-version compatibility: no driver cause.
+  EXPECT_NE(explain_first_with_tables("| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01 |\n"
+                                      "torch==2.0.1+cu118\n")
+                .first,
+            "log.driver_too_old");
+  // A Windows driver version as Windows shows it is not an NVIDIA driver number.
+  EXPECT_NE(explain_first_with_tables("Driver Version: 31.0.15.1694\nCUDA 12.1\n").first,
+            "log.driver_too_old");
+}
+
 TEST(VersionRefinement, AnInsufficientDriverThatIsNewEnoughIsNotReached) {
   // Error 35 under a header whose driver runs CUDA 12.4, for a program built for CUDA 12.1: the
   // program does not reach that driver (a container started without the GPU).

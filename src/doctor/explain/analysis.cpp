@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <set>
@@ -463,6 +465,107 @@ void refine_driver(std::vector<RankedCause>& causes,
                               return a.input == b.input && a.line == b.line && a.part == b.part;
                             }),
                 c.lines.end());
+  causes.push_back(std::move(c));
+}
+
+// A driver version `line` names: nvidia-smi's "Driver Version: 535.104.05" (its header before
+// drivers showed a CUDA Version too: "NVIDIA-SMI 367.57"), NVRM's "Kernel Module  384.69",
+// TensorFlow's "driver version: 384.69.0", a reporter's "driver version 368.69". Only a Linux
+// and Windows NVIDIA version (a three-digit branch): Windows' own "32.0.15.6094" is not one.
+std::optional<Version> driver_version_in(std::string_view line) {
+  const std::string lower =
+      util::to_lower(line.substr(0, std::min<std::size_t>(line.size(), 4096)));
+  constexpr std::array<std::string_view, 3> k_keys{"driver version", "kernel module", "nvidia-smi"};
+  for (std::string_view key : k_keys) {
+    for (std::size_t at = lower.find(key); at != std::string::npos; at = lower.find(key, at + 1)) {
+      std::size_t i = at + key.size();
+      while (i < lower.size() && (lower[i] == ' ' || lower[i] == ':' || lower[i] == '=')) {
+        ++i;
+      }
+      if (lower.compare(i, 3, "is ") == 0) {
+        i += 3;
+      }
+      std::size_t e = i;
+      while (e < lower.size()
+             && (std::isdigit(static_cast<unsigned char>(lower[e])) != 0 || lower[e] == '.')) {
+        ++e;
+      }
+      const std::string_view token = std::string_view(lower).substr(i, e - i);
+      const std::size_t dot = token.find('.');
+      if (dot != 3 || token.size() < 5 || token.back() == '.') {
+        continue;
+      }
+      if (auto v = Version::parse(token); v && v->major() >= 100) {
+        return v;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// The driver-number refinement: the report names the driver's version and a CUDA release that
+// needs a newer driver than that (cuda_drivers.json: the toolkit's minimum, or the minor-version
+// compatibility floor of its major, the lower of Linux's and Windows' numbers). A program built
+// for that CUDA cannot run on this driver, whatever error it printed: "driver too old" joins the
+// causes with both lines as evidence. The driver refinement reads nvidia-smi's CUDA Version;
+// this one reads the driver's own number, which old headers, NVRM lines and reporters give.
+void refine_driver_number(std::vector<RankedCause>& causes,
+                          const Analysis& analysis,
+                          HeadMentions& mentions,
+                          const kb::CompatTables& compat) {
+  if (names(causes, kb::ids::k_log_driver_too_old)) {
+    return;
+  }
+  const EvidenceLine* driver_line = nullptr;
+  std::optional<Version> driver;
+  for (const auto* all : {&analysis.version_lines(), &analysis.gpu_lines()}) {
+    for (const EvidenceLine& line : *all) {
+      if (auto d = driver_version_in(line.text); d && (!driver || *d < *driver)) {
+        driver = d;
+        driver_line = &line;
+      }
+    }
+  }
+  if (!driver) {
+    return;
+  }
+  const EvidenceLine* cuda_line = nullptr;
+  std::optional<Version> needed;
+  std::string cuda;
+  for (const auto& [line, m] : mentions.all()) {
+    if (m.component != VersionComponent::cuda || m.driver_max) {
+      continue;
+    }
+    const auto v = Version::parse(m.version);
+    if (!v) {
+      continue;
+    }
+    std::optional<Version> lowest;
+    for (kb::Os os : {kb::Os::linux, kb::Os::windows}) {
+      if (auto n = compat.minimum_driver(*v, os, true); n && (!lowest || *n < *lowest)) {
+        lowest = n;
+      }
+    }
+    if (lowest && *driver < *lowest && (!needed || *lowest > *needed)) {
+      needed = lowest;
+      cuda_line = line;
+      cuda = m.version;
+    }
+  }
+  if (!needed) {
+    return;
+  }
+  RankedCause c;
+  c.finding = std::string(kb::ids::k_log_driver_too_old);
+  c.confidence = 80;
+  c.fields = {{"driver", driver->str()}, {"cuda", cuda}, {"driver_needed", needed->str()}};
+  c.lines.push_back(shown_line(*driver_line));
+  if (cuda_line != driver_line) {
+    c.lines.push_back(shown_line(*cuda_line));
+  }
+  std::sort(c.lines.begin(), c.lines.end(), [](const EvidenceLine& a, const EvidenceLine& b) {
+    return std::tie(a.input, a.line, a.part) < std::tie(b.input, b.line, b.part);
+  });
   causes.push_back(std::move(c));
 }
 
@@ -978,6 +1081,7 @@ Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   refine_version_pair(out.causes, analysis, mentions);
   refine_driver(out.causes, analysis, mentions);
   if (compat != nullptr) {
+    refine_driver_number(out.causes, analysis, mentions, *compat);
     refine_gpu(out.causes, analysis, mentions, *compat);
     refine_nvcc_arch(out.causes, analysis, mentions, *compat);
     refine_capability(out.causes, analysis, *compat);
