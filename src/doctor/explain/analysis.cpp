@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <functional>
 #include <map>
 #include <set>
@@ -305,6 +304,19 @@ EvidenceLine shown_line(const EvidenceLine& line) {
   return shown;
 }
 
+// Evidence lines in the order of the input, each line once.
+void in_input_order(std::vector<EvidenceLine>& lines) {
+  const auto key = [](const EvidenceLine& l) { return std::tie(l.input, l.line, l.part); };
+  std::sort(lines.begin(), lines.end(), [&](const EvidenceLine& a, const EvidenceLine& b) {
+    return key(a) < key(b);
+  });
+  lines.erase(
+      std::unique(lines.begin(),
+                  lines.end(),
+                  [&](const EvidenceLine& a, const EvidenceLine& b) { return key(a) == key(b); }),
+      lines.end());
+}
+
 // Whether one of `causes` names `finding`.
 bool names(const std::vector<RankedCause>& causes, std::string_view finding) {
   return std::any_of(
@@ -456,15 +468,7 @@ void refine_driver(std::vector<RankedCause>& causes,
   for (const EvidenceLine* l : {max_line, newer_line}) {
     c.lines.push_back(shown_line(*l));
   }
-  std::sort(c.lines.begin(), c.lines.end(), [](const EvidenceLine& a, const EvidenceLine& b) {
-    return std::tie(a.input, a.line, a.part) < std::tie(b.input, b.line, b.part);
-  });
-  c.lines.erase(std::unique(c.lines.begin(),
-                            c.lines.end(),
-                            [](const EvidenceLine& a, const EvidenceLine& b) {
-                              return a.input == b.input && a.line == b.line && a.part == b.part;
-                            }),
-                c.lines.end());
+  in_input_order(c.lines);
   causes.push_back(std::move(c));
 }
 
@@ -485,17 +489,8 @@ std::optional<Version> driver_version_in(std::string_view line) {
       if (lower.compare(i, 3, "is ") == 0) {
         i += 3;
       }
-      std::size_t e = i;
-      while (e < lower.size()
-             && (std::isdigit(static_cast<unsigned char>(lower[e])) != 0 || lower[e] == '.')) {
-        ++e;
-      }
-      const std::string_view token = std::string_view(lower).substr(i, e - i);
-      const std::size_t dot = token.find('.');
-      if (dot != 3 || token.size() < 5 || token.back() == '.') {
-        continue;
-      }
-      if (auto v = Version::parse(token); v && v->major() >= 100) {
+      if (auto v = Version::parse_prefix(std::string_view(lower).substr(i));
+          v && v->major() >= 100 && v->major() < 1000 && v->str().find('.') != std::string::npos) {
         return v;
       }
     }
@@ -559,13 +554,8 @@ void refine_driver_number(std::vector<RankedCause>& causes,
   c.finding = std::string(kb::ids::k_log_driver_too_old);
   c.confidence = 80;
   c.fields = {{"driver", driver->str()}, {"cuda", cuda}, {"driver_needed", needed->str()}};
-  c.lines.push_back(shown_line(*driver_line));
-  if (cuda_line != driver_line) {
-    c.lines.push_back(shown_line(*cuda_line));
-  }
-  std::sort(c.lines.begin(), c.lines.end(), [](const EvidenceLine& a, const EvidenceLine& b) {
-    return std::tie(a.input, a.line, a.part) < std::tie(b.input, b.line, b.part);
-  });
+  c.lines = {shown_line(*driver_line), shown_line(*cuda_line)};
+  in_input_order(c.lines);
   causes.push_back(std::move(c));
 }
 
