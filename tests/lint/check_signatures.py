@@ -238,7 +238,8 @@ def to_python(pattern):
 
 def check_alternatives(row, where, findings, err):
     """"alternatives": at most two, each another finding below the row's confidence, with a tell
-    (as kb/signatures.cpp parse_alternatives)."""
+    and, optionally, the one platform the cause is found on (as kb/signatures.cpp
+    parse_alternatives)."""
     alts = row.get("alternatives", [])
     if not isinstance(alts, list):
         err(f'{where}: "alternatives" must be an array')
@@ -247,9 +248,12 @@ def check_alternatives(row, where, findings, err):
         err(f'{where}: "alternatives" holds at most two')
     for k, alt in enumerate(alts):
         aw = f"{where} alternatives[{k}]"
-        if not isinstance(alt, dict) or set(alt) != {"finding", "confidence", "tell"}:
-            err(f'{aw}: needs exactly "finding", "confidence" and "tell"')
+        if not isinstance(alt, dict) or not {"finding", "confidence", "tell"} <= set(alt) \
+                or not set(alt) <= {"finding", "confidence", "tell", "platform"}:
+            err(f'{aw}: needs "finding", "confidence" and "tell", and may have "platform"')
             continue
+        if alt.get("platform", "windows") not in ("windows", "linux", "macos"):
+            err(f'{aw}: "platform" must be windows, linux or macos (absent: any)')
         if alt["finding"] not in findings:
             err(f'{aw}: finding "{alt["finding"]}" is not in findings.json')
         if alt["finding"] == row.get("finding"):

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -281,6 +282,41 @@ TEST(ExplainKb, LikelyCausesAreValidated) {
     std::string err = load_error(with_signature(b.row));
     EXPECT_NE(err.find(b.expect), std::string::npos) << b.expect << " / " << err;
   }
+}
+
+TEST(ExplainKb, AnAlternativeOfOnePlatformIsLeftOutOfAnotherPlatformsLog) {
+  // "A Mac has no CUDA" is an alternative of "Torch not compiled with CUDA enabled" only while
+  // the log does not say it comes from Windows or Linux.
+  auto alternatives = [](const std::string& text) {
+    explain::SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+    explain::Analysis a(m);
+    explain::scan_text("t", text, a);
+    const explain::Ranking r = explain::rank(a);
+    std::vector<std::string> out;
+    for (const explain::RankedCause& c : r.causes) {
+      for (const SignatureAlternative& alt : c.alternatives) {
+        out.push_back(alt.finding);
+      }
+    }
+    return out;
+  };
+  const std::string torch = "AssertionError: Torch not compiled with CUDA enabled\n";
+  const auto unknown = alternatives(torch);
+  EXPECT_NE(std::find(unknown.begin(), unknown.end(), "log.no_cuda_on_mac"), unknown.end());
+  const auto windows = alternatives(
+      "OSError: [WinError 126] The specified module could not be found. Error loading "
+      "\"C:\\venv\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.\n"
+      + torch);
+  EXPECT_EQ(std::find(windows.begin(), windows.end(), "log.no_cuda_on_mac"), windows.end());
+  // The knowledge base refuses a platform that is not one.
+  const std::string row = R"J({"id": "t.s", "finding": "log.cudnn_not_initialized",
+      "patterns": ["CUDNN_STATUS_NOT_INITIALIZED"], "platform": "any", "role": "symptom",
+      "confidence": 60, "examples": ["CUDNN_STATUS_NOT_INITIALIZED"], "source": "s",
+      "alternatives": [{"finding": "log.gpu_out_of_memory", "confidence": 30, "tell": "t",
+      "platform": "solaris"}]})J";
+  EXPECT_NE(load_error(with_signature(row)).find("\"platform\" must be windows, linux or macos"),
+            std::string::npos)
+      << load_error(with_signature(row));
 }
 
 TEST(ExplainKb, AnAmbiguousStatusAloneLeadsWithItsLikelyCause) {

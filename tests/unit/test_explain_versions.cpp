@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -527,6 +528,37 @@ TEST(VersionRefinement, ADriverNumberBelowTheCudasMinimum) {
   // A Windows driver version as Windows shows it is not an NVIDIA driver number.
   EXPECT_NE(explain_first_with_tables("Driver Version: 31.0.15.1694\nCUDA 12.1\n").first,
             "log.driver_too_old");
+}
+
+TEST(VersionRefinement, TheDriverMinimumIsThePlatformsOwn) {
+  // CUDA 8.0 needs 369.30 on Windows and 367.48 on Linux: driver 368.69 is too old only where the
+  // log comes from Windows (a .dll), and the minimum shown is that platform's.
+  const std::string header =
+      "I installed CUDA 8.0\n| NVIDIA-SMI 368.69                 Driver Version: 368.69 |\n";
+  EXPECT_EQ(
+      explain_first_with_tables(header + "Could not load dynamic library cudart64_80.dll\n").first,
+      "log.cuda_library_not_found");
+  const auto named = [](const std::string& text, std::string_view id) {
+    SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+    Analysis a(m);
+    scan_text("report", text, a);
+    const Ranking r = rank(a, &builtin().compat());
+    const auto c = std::find_if(
+        r.causes.begin(), r.causes.end(), [&](const RankedCause& rc) { return rc.finding == id; });
+    return c == r.causes.end() ? std::string() : field(c->fields, "driver_needed");
+  };
+  EXPECT_EQ(
+      named(header + "Could not load dynamic library cudart64_80.dll\n", "log.driver_too_old"),
+      "369.30");
+  EXPECT_EQ(
+      named(header + "Could not load dynamic library libcudart.so.8.0\n", "log.driver_too_old"),
+      "");
+  // Below both minimums, a log that does not say its platform gets the lower.
+  EXPECT_EQ(
+      named("I installed CUDA 8.0\n| NVIDIA-SMI 360.10                 Driver Version: 360.10 "
+            "|\nCUDNN_STATUS_NOT_INITIALIZED\n",
+            "log.driver_too_old"),
+      "367.48");
 }
 
 TEST(VersionRefinement, AnInsufficientDriverThatIsNewEnoughIsNotReached) {

@@ -464,7 +464,8 @@ void refine_driver(std::vector<RankedCause>& causes,
       fmt::format("the driver must stay as it is (a shared server, a cluster image): the CUDA {} "
                   "component is then the wrong build; install its build for CUDA {}",
                   newer->version,
-                  max->version)});
+                  max->version),
+      ""});
   for (const EvidenceLine* l : {max_line, newer_line}) {
     c.lines.push_back(shown_line(*l));
   }
@@ -500,14 +501,16 @@ std::optional<Version> driver_version_in(std::string_view line) {
 
 // The driver-number refinement: the report names the driver's version and a CUDA release that
 // needs a newer driver than that (cuda_drivers.json: the toolkit's minimum, or the minor-version
-// compatibility floor of its major, the lower of Linux's and Windows' numbers). A program built
+// compatibility floor of its major, for the log's platform; the lower of Linux's and Windows'
+// numbers when the log does not say which). A program built
 // for that CUDA cannot run on this driver, whatever error it printed: "driver too old" joins the
 // causes with both lines as evidence. The driver refinement reads nvidia-smi's CUDA Version;
 // this one reads the driver's own number, which old headers, NVRM lines and reporters give.
 void refine_driver_number(std::vector<RankedCause>& causes,
                           const Analysis& analysis,
                           HeadMentions& mentions,
-                          const kb::CompatTables& compat) {
+                          const kb::CompatTables& compat,
+                          const std::string& platform) {
   if (names(causes, kb::ids::k_log_driver_too_old)) {
     return;
   }
@@ -537,6 +540,9 @@ void refine_driver_number(std::vector<RankedCause>& causes,
     }
     std::optional<Version> lowest;
     for (kb::Os os : {kb::Os::linux, kb::Os::windows}) {
+      if (platform == (os == kb::Os::linux ? "windows" : "linux")) {
+        continue;
+      }
       if (auto n = compat.minimum_driver(*v, os, true); n && (!lowest || *n < *lowest)) {
         lowest = n;
       }
@@ -626,7 +632,8 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
               fmt::format("the toolkit cannot change (a container image, a cluster module): the "
                           "{} GPU is then too new for this build; leave {} out of its list",
                           row->name,
-                          arch->second)});
+                          arch->second),
+              ""});
       continue;
     }
     if (!newer) {
@@ -639,7 +646,8 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
                           "compiles for {} ({})",
                           row->first_cuda.str(),
                           arch->second,
-                          row->name)});
+                          row->name),
+              ""});
     }
   }
 }
@@ -718,7 +726,8 @@ void refine_capability(std::vector<RankedCause>& causes,
     c.alternatives.push_back(kb::SignatureAlternative{
         std::string(kb::ids::k_log_driver_not_loaded),
         50,
-        "nvidia-smi fails or lists no GPU where the program runs: no driver is loaded there"});
+        "nvidia-smi fails or lists no GPU where the program runs: no driver is loaded there",
+        ""});
     c.lines.push_back(shown_line(*gpu_line));
   }
 }
@@ -865,8 +874,9 @@ void refine_by_context(std::vector<RankedCause>& causes,
         }
         const kb::SignatureAlternative chosen = *alt;
         c.alternatives.erase(alt);
-        c.alternatives.insert(c.alternatives.begin(),
-                              kb::SignatureAlternative{pref.over, chosen.confidence, pref.tell});
+        c.alternatives.insert(
+            c.alternatives.begin(),
+            kb::SignatureAlternative{pref.over, chosen.confidence, pref.tell, ""});
         c.finding = pref.finding;
         c.likely_tell = chosen.tell;
         c.lines.push_back(shown_line(hit.lines.front()));
@@ -901,6 +911,19 @@ alternatives_of(const kb::Signature& top, const std::vector<kb::Signature>& sigs
   return top.alternatives;
 }
 
+// Alternatives that only one platform has ("a Mac has no CUDA") are left out when the log's
+// platform vote names another.
+void drop_other_platforms(std::vector<RankedCause>& causes, const std::string& platform) {
+  if (platform.empty()) {
+    return;
+  }
+  for (RankedCause& c : causes) {
+    std::erase_if(c.alternatives, [&](const kb::SignatureAlternative& a) {
+      return !a.platform.empty() && a.platform != platform;
+    });
+  }
+}
+
 } // namespace
 
 std::vector<std::string_view> refinement_finding_ids() {
@@ -920,6 +943,52 @@ void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis) {
     }
     return pos(a) < pos(b);
   });
+}
+
+std::string platform_vote(const Analysis& analysis, const Ranking& ranking) {
+  std::size_t on_windows = 0;
+  std::size_t on_linux = 0;
+  auto count = [&](std::size_t hit) {
+    const SignatureHits& h = analysis.hits()[hit];
+    const auto& s = analysis.matcher().signatures()[h.signature];
+    on_windows += s.platform == "windows" ? 1 : 0;
+    on_linux += s.platform == "linux" ? 1 : 0;
+    for (const auto& [name, value] : h.fields) {
+      on_windows += value.ends_with(".dll") || value.ends_with(".DLL") ? 1 : 0;
+      on_linux += value.find(".so") != std::string::npos && !value.ends_with(".dll") ? 1 : 0;
+    }
+    for (const EvidenceLine& l : h.lines) {
+      const std::string& t = l.text;
+      bool drive = false;
+      for (std::size_t i = 0; i + 2 < t.size() && !drive; ++i) {
+        drive = ((t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= 'a' && t[i] <= 'z')) && t[i + 1] == ':'
+                && t[i + 2] == '\\'
+                && (i == 0 || t[i - 1] == ' ' || t[i - 1] == '"' || t[i - 1] == '\'');
+      }
+      on_windows += drive ? 1 : 0;
+    }
+  };
+  for (const RankedCause& c : ranking.causes) {
+    for (std::size_t h : c.hits) {
+      count(h);
+    }
+    for (std::size_t h : c.consequence_hits) {
+      count(h);
+    }
+  }
+  for (std::size_t h : ranking.symptoms) {
+    count(h);
+  }
+  for (std::size_t h : ranking.context) {
+    count(h);
+  }
+  if (on_windows > on_linux) {
+    return "windows";
+  }
+  if (on_linux > on_windows) {
+    return "linux";
+  }
+  return "";
 }
 
 Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
@@ -1064,6 +1133,7 @@ Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   }
   refine_by_context(out.causes, analysis, out.context);
   order_causes(out.causes, analysis);
+  const std::string platform = platform_vote(analysis, out);
   HeadMentions mentions(analysis, compat);
   refine_cudnn_since(out.causes, analysis, mentions);
   order_causes(out.causes, analysis);
@@ -1071,13 +1141,14 @@ Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   refine_version_pair(out.causes, analysis, mentions);
   refine_driver(out.causes, analysis, mentions);
   if (compat != nullptr) {
-    refine_driver_number(out.causes, analysis, mentions, *compat);
+    refine_driver_number(out.causes, analysis, mentions, *compat, platform);
     refine_gpu(out.causes, analysis, mentions, *compat);
     refine_nvcc_arch(out.causes, analysis, mentions, *compat);
     refine_capability(out.causes, analysis, *compat);
   }
   order_causes(out.causes, analysis);
   refine_driver_present(out.causes, analysis, mentions);
+  drop_other_platforms(out.causes, platform);
   return out;
 }
 

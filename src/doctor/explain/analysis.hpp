@@ -180,6 +180,11 @@ struct Ranking {
 // 2.0.0+cu118") as the cuDNN they bring.
 Ranking rank(const Analysis& analysis, const kb::CompatTables* compat = nullptr);
 
+// The log's platform, by vote: "windows", "linux", or "" when the ranking's hits do not say.
+// The platforms of the signatures that matched vote, and so does the evidence itself (a captured
+// or quoted `.dll` or a drive path says Windows, a `.so` name says Linux).
+std::string platform_vote(const Analysis& analysis, const Ranking& ranking);
+
 // The findings that only the refinements name, from what the report says around the error
 // rather than from one message (the GPU refinement's); no signature names them.
 std::vector<std::string_view> refinement_finding_ids();

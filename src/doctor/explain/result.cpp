@@ -19,54 +19,6 @@ bool before(const EvidenceLine& a, const EvidenceLine& b) {
   return std::tie(a.input, a.line, a.part) < std::tie(b.input, b.line, b.part);
 }
 
-// The log's platform, by vote: the platforms of the signatures that matched, and the evidence
-// itself (a captured or quoted `.dll` or a drive path says Windows, a `.so` name says Linux).
-std::string platform_of(const Analysis& analysis, const Ranking& ranking) {
-  std::size_t on_windows = 0;
-  std::size_t on_linux = 0;
-  auto count = [&](std::size_t hit) {
-    const SignatureHits& h = analysis.hits()[hit];
-    const auto& s = analysis.matcher().signatures()[h.signature];
-    on_windows += s.platform == "windows" ? 1 : 0;
-    on_linux += s.platform == "linux" ? 1 : 0;
-    for (const auto& [name, value] : h.fields) {
-      on_windows += value.ends_with(".dll") || value.ends_with(".DLL") ? 1 : 0;
-      on_linux += value.find(".so") != std::string::npos && !value.ends_with(".dll") ? 1 : 0;
-    }
-    for (const EvidenceLine& l : h.lines) {
-      const std::string& t = l.text;
-      bool drive = false;
-      for (std::size_t i = 0; i + 2 < t.size() && !drive; ++i) {
-        drive = ((t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= 'a' && t[i] <= 'z')) && t[i + 1] == ':'
-                && t[i + 2] == '\\'
-                && (i == 0 || t[i - 1] == ' ' || t[i - 1] == '"' || t[i - 1] == '\'');
-      }
-      on_windows += drive ? 1 : 0;
-    }
-  };
-  for (const RankedCause& c : ranking.causes) {
-    for (std::size_t h : c.hits) {
-      count(h);
-    }
-    for (std::size_t h : c.consequence_hits) {
-      count(h);
-    }
-  }
-  for (std::size_t h : ranking.symptoms) {
-    count(h);
-  }
-  for (std::size_t h : ranking.context) {
-    count(h);
-  }
-  if (on_windows > on_linux) {
-    return "windows";
-  }
-  if (on_linux > on_windows) {
-    return "linux";
-  }
-  return "";
-}
-
 Mention mention_of(const Analysis& analysis, const kb::KnowledgeBase& kb, std::size_t hit) {
   const SignatureHits& h = analysis.hits()[hit];
   const kb::Signature& s = analysis.matcher().signatures()[h.signature];
@@ -96,7 +48,7 @@ build_result(const Analysis& analysis, const Ranking& ranking, const kb::Knowled
   ExplainResult out;
   out.inputs = analysis.inputs();
   out.lines_matched = analysis.lines_matched();
-  out.log_platform = platform_of(analysis, ranking);
+  out.log_platform = platform_vote(analysis, ranking);
   const auto& sigs = analysis.matcher().signatures();
   const auto& hits = analysis.hits();
 

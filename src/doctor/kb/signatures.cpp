@@ -38,7 +38,8 @@ const FindingTemplate& finding_named(const JsonRow& row,
   return *finding;
 }
 
-// "alternatives": [{"finding", "confidence", "tell"}], below the row's own confidence.
+// "alternatives": [{"finding", "confidence", "tell", "platform"?}], below the row's own
+// confidence.
 std::vector<SignatureAlternative> parse_alternatives(const JsonRow& row,
                                                      const Signature& s,
                                                      const std::vector<FindingTemplate>& findings) {
@@ -49,7 +50,7 @@ std::vector<SignatureAlternative> parse_alternatives(const JsonRow& row,
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     JsonRow a = rows[i];
-    a.only({"finding", "confidence", "tell"});
+    a.only({"finding", "confidence", "tell", "platform"});
     SignatureAlternative alt;
     alt.finding = a.text("finding");
     finding_named(a, alt.finding, findings); // shown by id and title: its params are not needed
@@ -64,6 +65,11 @@ std::vector<SignatureAlternative> parse_alternatives(const JsonRow& row,
     alt.tell = a.text("tell");
     if (alt.tell.empty()) {
       a.fail("\"tell\" must say how to tell this cause apart");
+    }
+    alt.platform = a.optional_text("platform");
+    if (!alt.platform.empty() && alt.platform != "windows" && alt.platform != "linux"
+        && alt.platform != "macos") {
+      a.fail("\"platform\" must be windows, linux or macos (absent: any)");
     }
     out.push_back(std::move(alt));
   }

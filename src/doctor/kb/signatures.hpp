@@ -33,6 +33,9 @@ struct SignatureAlternative {
   std::string finding; // a findings.json id
   int confidence = 0;  // below the signature's own
   std::string tell;    // "`nvidia-smi` shows other processes holding memory"
+  // "" for any platform; "windows", "linux" or "macos" for a cause only that platform has: it is
+  // left out when the log says it comes from another (explain's platform vote).
+  std::string platform;
 };
 
 // What a context line says about an ambiguous cause ("prefers" on a context row): a cause whose
