@@ -50,6 +50,9 @@ TEST(GpuNames, OtherWordsAndNumbersAreNoModel) {
   EXPECT_TRUE(models("T4x and xt4 and 3t4").empty());
   EXPECT_TRUE(models("0x7fa100 rtx").empty());
   EXPECT_TRUE(models("my 3090 runs fine").empty()); // a bare number names no model
+  // A cloud machine type that begins with a two-character name is no GPU of that name.
+  EXPECT_TRUE(models("Using a `a2-highgpu-8g` instance works with 8 gpus").empty());
+  EXPECT_EQ(models("an A2 GPU and a T4-16GB"), (V{"A2 8.6", "Tesla T4 7.5"}));
 }
 
 TEST(GpuNames, MayNameGpu) {

@@ -134,6 +134,19 @@ GpuNames::GpuNames(const kb::CompatTables& compat) {
   }
 }
 
+// Whether a two-character name ("A2", "T4") found up to `end` of `line` begins a cloud machine
+// type rather than naming the GPU: GCP's "a2-highgpu-8g", a "-" or "." and a word after it. A
+// longer name keeps its variant after a dash ("A100-SXM4-40GB").
+bool GpuNames::cloud_machine_type(const Key& key, std::string_view line, std::size_t end) {
+  std::size_t chars = 0;
+  for (const std::string& w : key.words) {
+    chars += w.size();
+  }
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  return chars <= 2 && end + 1 < line.size() && (line[end] == '-' || line[end] == '.')
+         && letter(line[end + 1]);
+}
+
 std::vector<GpuMention> GpuNames::find(std::string_view line) const {
   std::vector<GpuMention> out;
   const std::vector<Word> words =
@@ -159,7 +172,7 @@ std::vector<GpuMention> GpuNames::find(std::string_view line) const {
         }
       }
     }
-    if (best == nullptr) {
+    if (best == nullptr || cloud_machine_type(*best, line, words[i + best->words.size() - 1].end)) {
       ++i;
       continue;
     }

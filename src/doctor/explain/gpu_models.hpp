@@ -31,7 +31,8 @@ struct GpuMention {
 // "Laptop GPU", "PCIe", "SXM4"), and matches a report's words whole, ASCII case ignored, spaces
 // optional between words ("RTX2080 Ti"): "GTX 1070" is not read in "GTX 10700", nor "T4" in
 // "T400". Where the name joins letters and digits ("A100", "T4"), the report must too, so "a 100"
-// is not an A100. Names that begin with a number are left out.
+// is not an A100. Names that begin with a number are left out, and a two-character name that
+// begins a cloud machine type ("a2-highgpu-8g") is not read.
 class GpuNames {
 public:
   explicit GpuNames(const kb::CompatTables& compat);
@@ -47,6 +48,8 @@ private:
     std::string name;
     std::vector<Version> ccs;
   };
+  static bool cloud_machine_type(const Key& key, std::string_view line, std::size_t end);
+
   std::vector<Key> m_keys;
   std::unordered_map<std::string, std::vector<std::size_t>> m_by_first; // first word -> keys
 };
