@@ -39,6 +39,8 @@ TEST(VersionMentions, CudaInFreeText) {
   EXPECT_EQ(mentions("modelscope:ubuntu20.04-cuda11.8.0-py38-torch2.0.1"), V{"cuda 11.8"});
   EXPECT_EQ(mentions("my system has CUDA version 11.8, cuDNN 8"), (V{"cuda 11.8", "cudnn 8"}));
   EXPECT_EQ(mentions("CUDA 12 / cuDNN 9"), (V{"cuda 12", "cudnn 9"}));
+  EXPECT_EQ(mentions("I installed CUDA 9 with cuDNN 7"), (V{"cuda 9", "cudnn 7"}));
+  EXPECT_EQ(mentions("having CUDA9?"), V{"cuda 9"});
   EXPECT_EQ(mentions("| NVIDIA-SMI 470.161.03   Driver Version: 470.161.03   CUDA Version: 11.4 |"),
             V{"cuda 11.4"});
   EXPECT_EQ(mentions("Cuda compilation tools, release 11.8, V11.8.89"), V{"cuda 11.8"});
@@ -82,6 +84,7 @@ TEST(VersionMentions, CudnnInEveryWording) {
 
 TEST(VersionMentions, LeavesOtherNumbersAlone) {
   EXPECT_TRUE(mentions("tensor([1., 2.], device='cuda:0')").empty());
+  EXPECT_TRUE(mentions("model.to('cuda:7')").empty()); // a device, not CUDA 7
   EXPECT_TRUE(mentions("libcuda.so.1: cannot open shared object file").empty()); // the driver
   EXPECT_TRUE(mentions("Epoch 3/10 loss 0.1234").empty());
   EXPECT_TRUE(mentions("torch.cuda.OutOfMemoryError: CUDA out of memory.").empty());

@@ -28,7 +28,7 @@ struct Pattern {
   bool driver_max = false;
 };
 
-constexpr std::array<Pattern, 18> k_patterns{{
+constexpr std::array<Pattern, 19> k_patterns{{
     // The driver's newest CUDA: nvidia-smi's header and -q output, Paddle's Driver API Version.
     {VersionComponent::cuda,
      Form::version,
@@ -67,6 +67,11 @@ constexpr std::array<Pattern, 18> k_patterns{{
      Form::version,
      false,
      "(?i)\\bcuda(?:\\s*(?:toolkit|version))?[ :_-]?v?(?<v>1[0-3])(?:[^.0-9A-Za-z_]|$)"},
+    // "CUDA 9", "CUDA8", "cuda-9" (an old major alone), not after a colon: "cuda:7" is a device.
+    {VersionComponent::cuda,
+     Form::version,
+     false,
+     "(?i)\\bcuda(?:\\s*(?:toolkit|version))?[ -]?v?(?<v>[7-9])(?:[^.0-9A-Za-z_:]|$)"},
     // "torch 2.0.1+cu118", "mxnet-cu112", "nvidia-cudnn-cu12".
     {VersionComponent::cuda, Form::cuda_tag, false, "(?i)[+_-]cu(?<v>\\d{2,3})\\b"},
     {VersionComponent::cuda,
