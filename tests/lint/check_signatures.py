@@ -10,9 +10,9 @@ platform and confidence ranges; that the finding exists (noise signatures use lo
 context signatures log.context); that every param of the finding is captured by each pattern or
 given in "values"; that explained_by names findings; that each pattern stays inside the regex
 dialect of src/doctor/util/regex.hpp, compiles with Python's re (after (?<name> -> (?P<name>),
-and has a top-level literal of at least 4 characters for the prefilter; that every example
-matches one of the signature's patterns with every param filled; and that no noise signature
-matches an example of a cause signature. Exits 1 listing every problem, else prints a summary.
+and has a top-level literal of at least 4 characters and 7 bytes for the prefilter; that every
+example matches one of the signature's patterns with every param filled; and that no noise
+signature matches an example of a cause signature. Exits 1 listing every problem, else prints a summary.
 """
 import collections
 import json
@@ -28,6 +28,9 @@ FIELDS = {"id", "finding", "role", "confidence", "platform", "patterns", "values
 REQUIRED = ("id", "finding", "role", "confidence", "platform", "patterns", "examples", "source")
 ID_RE = re.compile(r"^[a-z0-9_]+(?:\.[a-z0-9_]+)*$")
 MIN_LITERAL = 4
+# The sampled prefilter steps by the shortest literal less 3 and needs a stride of 4: a
+# built-in pattern's literal under 7 bytes would slow every log down.
+PREFILTER_LITERAL_BYTES = 7
 MAX_COUNT = 100
 CLASS_ESCAPES = set("dwsDWS")
 ASSERT_ESCAPES = set("bB")
@@ -397,6 +400,10 @@ def main(argv):
             if len(literal) < MIN_LITERAL:
                 err(f"{pwhere}: needs a top-level literal of at least {MIN_LITERAL} characters "
                     f"(longest is {literal!r}): {pat}")
+            elif len(literal.encode("utf-8")) < PREFILTER_LITERAL_BYTES:
+                err(f"{pwhere}: its longest top-level literal {literal!r} is under "
+                    f"{PREFILTER_LITERAL_BYTES} bytes, which would shorten the prefilter's stride "
+                    f"(ExplainKb.BuiltinLiteralsKeepThePrefilterStride): {pat}")
             try:
                 rx = re.compile(to_python(pat), re.ASCII)
             except re.error as e:
