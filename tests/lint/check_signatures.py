@@ -12,7 +12,8 @@ given in "values"; that explained_by names findings; that each pattern stays ins
 dialect of src/doctor/util/regex.hpp, compiles with Python's re (after (?<name> -> (?P<name>),
 and has a top-level literal of at least 4 characters and 7 bytes for the prefilter; that every
 example matches one of the signature's patterns with every param filled; and that no noise
-signature matches an example of a cause signature. Exits 1 listing every problem, else prints a summary.
+signature matches an example of a cause signature. Exits 1 listing every problem, else prints a
+summary.
 """
 import collections
 import json
