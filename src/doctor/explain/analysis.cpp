@@ -1133,7 +1133,7 @@ Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   }
   refine_by_context(out.causes, analysis, out.context);
   order_causes(out.causes, analysis);
-  const std::string platform = platform_vote(analysis, out);
+  out.platform = platform_vote(analysis, out);
   HeadMentions mentions(analysis, compat);
   refine_cudnn_since(out.causes, analysis, mentions);
   order_causes(out.causes, analysis);
@@ -1141,14 +1141,14 @@ Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   refine_version_pair(out.causes, analysis, mentions);
   refine_driver(out.causes, analysis, mentions);
   if (compat != nullptr) {
-    refine_driver_number(out.causes, analysis, mentions, *compat, platform);
+    refine_driver_number(out.causes, analysis, mentions, *compat, out.platform);
     refine_gpu(out.causes, analysis, mentions, *compat);
     refine_nvcc_arch(out.causes, analysis, mentions, *compat);
     refine_capability(out.causes, analysis, *compat);
   }
   order_causes(out.causes, analysis);
   refine_driver_present(out.causes, analysis, mentions);
-  drop_other_platforms(out.causes, platform);
+  drop_other_platforms(out.causes, out.platform);
   return out;
 }
 

@@ -173,6 +173,9 @@ struct Ranking {
   std::vector<std::size_t> symptoms; // hits of symptoms left aside because a cause was found
   std::vector<std::size_t> noise;    // hits of noise signatures
   std::vector<std::size_t> context;  // hits of context signatures
+  // The log's platform (platform_vote(), taken once the causes are known and before the
+  // refinements): "windows", "linux" or "". It picks a driver minimum, alternatives and fixes.
+  std::string platform;
 };
 
 // Applies the ranking rules to what `analysis` found.

@@ -48,7 +48,7 @@ build_result(const Analysis& analysis, const Ranking& ranking, const kb::Knowled
   ExplainResult out;
   out.inputs = analysis.inputs();
   out.lines_matched = analysis.lines_matched();
-  out.log_platform = platform_vote(analysis, ranking);
+  out.log_platform = ranking.platform;
   const auto& sigs = analysis.matcher().signatures();
   const auto& hits = analysis.hits();
 
