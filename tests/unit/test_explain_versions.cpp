@@ -541,26 +541,23 @@ TEST(VersionRefinement, TheDriverMinimumIsThePlatformsOwn) {
   EXPECT_EQ(
       explain_first_with_tables(header + "Could not load dynamic library cudart64_80.dll\n").first,
       "log.cuda_library_not_found");
-  const auto named = [](const std::string& text, std::string_view id) {
+  // The minimum a "driver too old" among the causes names, or "" when there is none.
+  const auto needed = [](const std::string& text) {
     SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
     Analysis a(m);
     scan_text("report", text, a);
     const Ranking r = rank(a, &builtin().compat());
-    const auto c = std::find_if(
-        r.causes.begin(), r.causes.end(), [&](const RankedCause& rc) { return rc.finding == id; });
+    const auto c = std::find_if(r.causes.begin(), r.causes.end(), [](const RankedCause& rc) {
+      return rc.finding == "log.driver_too_old";
+    });
     return c == r.causes.end() ? std::string() : field(c->fields, "driver_needed");
   };
-  EXPECT_EQ(
-      named(header + "Could not load dynamic library cudart64_80.dll\n", "log.driver_too_old"),
-      "369.30");
-  EXPECT_EQ(
-      named(header + "Could not load dynamic library libcudart.so.8.0\n", "log.driver_too_old"),
-      "");
+  EXPECT_EQ(needed(header + "Could not load dynamic library cudart64_80.dll\n"), "369.30");
+  EXPECT_EQ(needed(header + "Could not load dynamic library libcudart.so.8.0\n"), "");
   // Below both minimums, a log that does not say its platform gets the lower.
   EXPECT_EQ(
-      named("I installed CUDA 8.0\n| NVIDIA-SMI 360.10                 Driver Version: 360.10 "
-            "|\nCUDNN_STATUS_NOT_INITIALIZED\n",
-            "log.driver_too_old"),
+      needed("I installed CUDA 8.0\n| NVIDIA-SMI 360.10                 Driver Version: 360.10 "
+             "|\nCUDNN_STATUS_NOT_INITIALIZED\n"),
       "367.48");
 }
 

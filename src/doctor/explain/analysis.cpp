@@ -527,6 +527,14 @@ void refine_driver_number(std::vector<RankedCause>& causes,
   if (!driver) {
     return;
   }
+  // The log's platform's minimum; both, the lower counting, when the log does not say.
+  std::vector<kb::Os> oses;
+  if (platform != "windows") {
+    oses.push_back(kb::Os::linux);
+  }
+  if (platform != "linux") {
+    oses.push_back(kb::Os::windows);
+  }
   const EvidenceLine* cuda_line = nullptr;
   std::optional<Version> needed;
   std::string cuda;
@@ -539,10 +547,7 @@ void refine_driver_number(std::vector<RankedCause>& causes,
       continue;
     }
     std::optional<Version> lowest;
-    for (kb::Os os : {kb::Os::linux, kb::Os::windows}) {
-      if (platform == (os == kb::Os::linux ? "windows" : "linux")) {
-        continue;
-      }
+    for (kb::Os os : oses) {
       if (auto n = compat.minimum_driver(*v, os, true); n && (!lowest || *n < *lowest)) {
         lowest = n;
       }
@@ -945,6 +950,11 @@ void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis) {
   });
 }
 
+namespace {
+
+// The log's platform, by vote: "windows", "linux", or "" when the ranking's hits do not say.
+// The platforms of the signatures that matched vote, and so does the evidence itself (a captured
+// or quoted `.dll` or a drive path says Windows, a `.so` name says Linux).
 std::string platform_vote(const Analysis& analysis, const Ranking& ranking) {
   std::size_t on_windows = 0;
   std::size_t on_linux = 0;
@@ -990,6 +1000,8 @@ std::string platform_vote(const Analysis& analysis, const Ranking& ranking) {
   }
   return "";
 }
+
+} // namespace
 
 Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   const auto& sigs = analysis.matcher().signatures();

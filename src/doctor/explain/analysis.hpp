@@ -173,8 +173,9 @@ struct Ranking {
   std::vector<std::size_t> symptoms; // hits of symptoms left aside because a cause was found
   std::vector<std::size_t> noise;    // hits of noise signatures
   std::vector<std::size_t> context;  // hits of context signatures
-  // The log's platform (platform_vote(), taken once the causes are known and before the
-  // refinements): "windows", "linux" or "". It picks a driver minimum, alternatives and fixes.
+  // The log's platform, by vote of the signatures that matched and of their evidence (a `.dll`
+  // or a drive path says Windows, a `.so` name Linux), taken once the causes are known and before
+  // the refinements: "windows", "linux" or "". It picks a driver minimum, alternatives and fixes.
   std::string platform;
 };
 
@@ -182,11 +183,6 @@ struct Ranking {
 // `compat`, when given, lets the version refinement read framework builds ("torch
 // 2.0.0+cu118") as the cuDNN they bring.
 Ranking rank(const Analysis& analysis, const kb::CompatTables* compat = nullptr);
-
-// The log's platform, by vote: "windows", "linux", or "" when the ranking's hits do not say.
-// The platforms of the signatures that matched vote, and so does the evidence itself (a captured
-// or quoted `.dll` or a drive path says Windows, a `.so` name says Linux).
-std::string platform_vote(const Analysis& analysis, const Ranking& ranking);
 
 // The findings that only the refinements name, from what the report says around the error
 // rather than from one message (the GPU refinement's); no signature names them.
