@@ -280,6 +280,24 @@ TEST(NvccRefinement, AnArchitectureNoToolkitDroppedMeansAnOlderToolkit) {
             "log.nvcc_older_than_arch");
 }
 
+TEST(NvccRefinement, ANamedToolkitThatServesTheArchitectureMeansAnotherNvccRan) {
+  // compute_86 needs CUDA 11.1; the reporter has CUDA 11.1, so the nvcc that ran is another's.
+  const std::string error = "nvcc fatal   : Unsupported gpu architecture 'compute_86'\n";
+  const auto [id, fields] =
+      explain_first_with_tables(error + "I am running with a 3090 GPU and CUDA 11.1.\n");
+  EXPECT_EQ(id, "log.nvcc_from_another_toolkit");
+  EXPECT_EQ(field(fields, "cuda"), "11.1");
+  EXPECT_EQ(field(fields, "first_cuda"), "11.1");
+  // nvcc's own older release next to it, or only a package's CUDA tag: the toolkit is older.
+  EXPECT_EQ(explain_first_with_tables(error
+                                      + "I have CUDA 11.1 installed\n"
+                                        "Cuda compilation tools, release 11.0, V11.0.221\n")
+                .first,
+            "log.nvcc_older_than_arch");
+  EXPECT_EQ(explain_first_with_tables(error + "torch==1.9.0+cu111\n").first,
+            "log.nvcc_older_than_arch");
+}
+
 TEST(NvccRefinement, ADroppedArchitectureIsDecidedByTheReleasesNamed) {
   const std::string error = "nvcc fatal : Unsupported gpu architecture 'compute_35'\n";
   SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
@@ -678,6 +696,19 @@ TEST(LoaderRules, WhichLibraryFailedDecidesTheCause) {
                             fast)
                   .first,
               "log.gpu_module_dependencies_missing");
+    // TensorRT that a program links against is missing; TensorFlow's own probe for it is not.
+    EXPECT_EQ(explain_first("deepstream-app: error while loading shared libraries: "
+                            "libnvinfer.so.7: cannot open shared object file: No such file or "
+                            "directory\n",
+                            fast)
+                  .first,
+              "log.tensorrt_not_found");
+    EXPECT_EQ(explain_first("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could "
+                            "not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: "
+                            "cannot open shared object file: No such file or directory\n",
+                            fast)
+                  .first,
+              "");
   }
   // "The driver is too old" in words has not the missing entry point's other readings.
   SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());

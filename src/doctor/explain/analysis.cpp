@@ -596,7 +596,9 @@ void refine_gpu(std::vector<RankedCause>& causes,
 // (compute_35 from CUDA 12.0 on). The architecture's row (gpus.json) tells which can hold: one
 // that no toolkit has dropped can only be newer than this toolkit. For one that was dropped, the
 // CUDA releases the report names decide when all of them fall on one side; otherwise the
-// dropped reading stays first and the older toolkit is its alternative.
+// dropped reading stays first and the older toolkit is its alternative. For an architecture no
+// toolkit has dropped, a report that names only releases that compile for it (and no older one)
+// says the nvcc that ran is another toolkit's than the one the user installed.
 void refine_nvcc_arch(std::vector<RankedCause>& causes,
                       const Analysis& analysis,
                       HeadMentions& mentions,
@@ -615,6 +617,10 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
     }
     bool older = false;
     bool newer = false;
+    // A toolkit the report says is installed that compiles for the architecture ("I am running
+    // with a 3090 and CUDA 11.1"); a package's CUDA tag is the CUDA its build brings, not one
+    // on the machine.
+    std::optional<std::string> serving;
     for (const auto& [line, m] : mentions.all()) {
       const auto v = Version::parse_prefix(m.version);
       if (m.component != VersionComponent::cuda || m.driver_max || !v || v->size() < 2) {
@@ -622,6 +628,29 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
       }
       older = older || *v < row->first_cuda;
       newer = newer || (row->removed_in_cuda && *v >= *row->removed_in_cuda);
+      if (!serving && !m.build_tag && m.via.empty() && *v >= row->first_cuda) {
+        serving = m.version;
+      }
+    }
+    if (!row->removed_in_cuda && !older && serving) {
+      // No release older than the architecture is named, and one that compiles for it is:
+      // the nvcc that ran belongs to another toolkit than the one the report names.
+      c.finding = std::string(kb::ids::k_log_nvcc_from_another_toolkit);
+      c.fields.emplace_back("first_cuda", row->first_cuda.str());
+      c.fields.emplace_back("name", row->name);
+      c.fields.emplace_back("cuda", *serving);
+      c.alternatives.insert(
+          c.alternatives.begin(),
+          kb::SignatureAlternative{
+              std::string(kb::ids::k_log_nvcc_older_than_arch),
+              40,
+              fmt::format("`which -a nvcc` finds a single nvcc, and `nvcc --version` shows a "
+                          "release before CUDA {}: CUDA {} is not installed where the build "
+                          "looks, so install it",
+                          row->first_cuda.str(),
+                          *serving),
+              ""});
+      continue;
     }
     if (!row->removed_in_cuda || (older && !newer)) {
       c.finding = std::string(kb::ids::k_log_nvcc_older_than_arch);
@@ -934,7 +963,8 @@ void drop_other_platforms(std::vector<RankedCause>& causes, const std::string& p
 std::vector<std::string_view> refinement_finding_ids() {
   return {kb::ids::k_log_gpu_newer_than_cuda,
           kb::ids::k_log_gpu_dropped_by_cuda,
-          kb::ids::k_log_nvcc_older_than_arch};
+          kb::ids::k_log_nvcc_older_than_arch,
+          kb::ids::k_log_nvcc_from_another_toolkit};
 }
 
 void order_causes(std::vector<RankedCause>& causes, const Analysis& analysis) {

@@ -620,6 +620,7 @@ std::vector<VersionMention> find_version_mentions(std::string_view line) {
         v.major = leading_number(v.version);
         v.from_library_name = c.pattern->library;
         v.driver_max = c.pattern->driver_max;
+        v.build_tag = c.pattern->form == Form::cuda_tag;
         v.begin = from + m.begin;
         v.end = from + m.end;
         const bool overlaps = std::any_of(out.begin(), out.end(), [&](const VersionMention& o) {

@@ -29,6 +29,9 @@ struct VersionMention {
   // The newest CUDA the driver supports (nvidia-smi's "CUDA Version", Paddle's "Driver API
   // Version"), not a CUDA that is installed or that a program was built for.
   bool driver_max = false;
+  // Read from a package's CUDA tag ("+cu118", "mxnet-cu112"): the CUDA a build brings, not a
+  // toolkit installed on the machine.
+  bool build_tag = false;
   // The framework build that brings this version, when the line names the build rather than the
   // version ("torch 2.0.0+cu118", whose row in frameworks.json has cuDNN 8.7.0.84).
   std::string via;
