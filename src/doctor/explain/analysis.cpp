@@ -632,42 +632,36 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
         serving = m.version;
       }
     }
+    // The reading the refinement settles on, and the other one first among its alternatives.
+    const auto settle = [&](std::string_view finding, std::string_view other, std::string tell) {
+      c.finding = std::string(finding);
+      c.fields.emplace_back("first_cuda", row->first_cuda.str());
+      c.fields.emplace_back("name", row->name);
+      c.alternatives.insert(c.alternatives.begin(),
+                            kb::SignatureAlternative{std::string(other), 40, std::move(tell), ""});
+    };
     if (!row->removed_in_cuda && !older && serving) {
       // No release older than the architecture is named, and one that compiles for it is:
       // the nvcc that ran belongs to another toolkit than the one the report names.
-      c.finding = std::string(kb::ids::k_log_nvcc_from_another_toolkit);
-      c.fields.emplace_back("first_cuda", row->first_cuda.str());
-      c.fields.emplace_back("name", row->name);
+      settle(kb::ids::k_log_nvcc_from_another_toolkit,
+             kb::ids::k_log_nvcc_older_than_arch,
+             fmt::format("`which -a nvcc` finds a single nvcc, and `nvcc --version` shows a "
+                         "release before CUDA {}: CUDA {} is not installed where the build "
+                         "looks, so install it",
+                         row->first_cuda.str(),
+                         *serving));
       c.fields.emplace_back("cuda", *serving);
-      c.alternatives.insert(
-          c.alternatives.begin(),
-          kb::SignatureAlternative{
-              std::string(kb::ids::k_log_nvcc_older_than_arch),
-              40,
-              fmt::format("`which -a nvcc` finds a single nvcc, and `nvcc --version` shows a "
-                          "release before CUDA {}: CUDA {} is not installed where the build "
-                          "looks, so install it",
-                          row->first_cuda.str(),
-                          *serving),
-              ""});
       continue;
     }
     if (!row->removed_in_cuda || (older && !newer)) {
-      c.finding = std::string(kb::ids::k_log_nvcc_older_than_arch);
-      c.fields.emplace_back("first_cuda", row->first_cuda.str());
-      c.fields.emplace_back("name", row->name);
       // The same two facts read from the GPU's side: a GPU newer than every toolkit the build
       // may use is served by leaving its architecture out.
-      c.alternatives.insert(
-          c.alternatives.begin(),
-          kb::SignatureAlternative{
-              std::string(kb::ids::k_log_nvcc_unsupported_arch),
-              40,
-              fmt::format("the toolkit cannot change (a container image, a cluster module): the "
-                          "{} GPU is then too new for this build; leave {} out of its list",
-                          row->name,
-                          arch->second),
-              ""});
+      settle(kb::ids::k_log_nvcc_older_than_arch,
+             kb::ids::k_log_nvcc_unsupported_arch,
+             fmt::format("the toolkit cannot change (a container image, a cluster module): the "
+                         "{} GPU is then too new for this build; leave {} out of its list",
+                         row->name,
+                         arch->second));
       continue;
     }
     if (!newer) {
