@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -34,12 +36,12 @@ const kb::KnowledgeBase& statuses_kb() {
   return k;
 }
 
-// Whether explain names a cause for a report that is one line holding `status`.
-bool names_a_cause(const std::string& status) {
+// Whether explain names a cause for a report that is the one line `line`.
+bool names_a_cause(const std::string& line) {
   const kb::KnowledgeBase& k = statuses_kb();
   static const SignatureMatcher m(k.signatures(), k.cudnn_library_sets());
   Analysis a(m);
-  scan_text("report", "RuntimeError: CUDA error: " + status + "\n", a);
+  scan_text("report", line + "\n", a);
   auto res = build_result(a, rank(a), k);
   return res && !res->causes.empty();
 }
@@ -59,11 +61,15 @@ std::vector<std::pair<std::string, long>> enumerators(const std::filesystem::pat
   const std::string s = text.str();
   const std::regex re("\\b(" + prefix + "\\w+)\\s*=\\s*(0x[0-9A-Fa-f]+|\\d+)");
   std::vector<std::pair<std::string, long>> out;
-  for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator();
-       ++it) {
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator(); ++it) {
     out.emplace_back((*it)[1].str(), std::strtol((*it)[2].str().c_str(), nullptr, 0));
   }
   return out;
+}
+
+// A status as a framework reports it.
+std::string in_report(const std::string& status) {
+  return "RuntimeError: CUDA error: " + status;
 }
 
 // Statuses that say the calling program used an API wrongly or asked for a state it had not set
@@ -73,136 +79,274 @@ const std::set<std::string>& program_statuses() {
     std::set<std::string> out;
     const std::vector<std::vector<std::string>> groups = {
         // Success.
-        {"CUBLAS_STATUS_SUCCESS", "CUDNN_STATUS_SUCCESS", "CUFFT_SUCCESS", "NVRTC_SUCCESS",
-         "CUSOLVER_STATUS_SUCCESS", "CURAND_STATUS_SUCCESS", "CUSPARSE_STATUS_SUCCESS"},
+        {"CUBLAS_STATUS_SUCCESS",
+         "CUDNN_STATUS_SUCCESS",
+         "CUFFT_SUCCESS",
+         "NVRTC_SUCCESS",
+         "CUSOLVER_STATUS_SUCCESS",
+         "CURAND_STATUS_SUCCESS",
+         "CUSPARSE_STATUS_SUCCESS"},
         // An argument, handle, pointer or descriptor the program passed is invalid.
-        {"CUDA_ERROR_INVALID_VALUE", "cudaErrorInvalidValue", "CUDA_ERROR_INVALID_HANDLE",
-         "cudaErrorInvalidResourceHandle", "cudaErrorInvalidConfiguration",
-         "cudaErrorInvalidPitchValue", "cudaErrorInvalidHostPointer",
-         "cudaErrorInvalidDevicePointer", "cudaErrorInvalidTexture",
-         "cudaErrorInvalidTextureBinding", "cudaErrorInvalidChannelDescriptor",
-         "cudaErrorInvalidMemcpyDirection", "cudaErrorAddressOfConstant",
-         "cudaErrorTextureFetchFailed", "cudaErrorTextureNotBound", "cudaErrorSynchronizationError",
-         "cudaErrorInvalidFilterSetting", "cudaErrorInvalidNormSetting", "cudaErrorInvalidSurface",
-         "cudaErrorMemoryValueTooLarge", "cudaErrorMissingConfiguration",
-         "cudaErrorLaunchFileScopedTex", "cudaErrorLaunchFileScopedSurf",
-         "CUDA_ERROR_INVALID_ADDRESS_SPACE", "cudaErrorInvalidAddressSpace",
-         "CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING", "cudaErrorLaunchIncompatibleTexturing",
-         "CUDA_ERROR_INVALID_CLUSTER_SIZE", "cudaErrorInvalidClusterSize",
-         "CUDA_ERROR_INVALID_RESOURCE_TYPE", "cudaErrorInvalidResourceType",
-         "CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION", "cudaErrorInvalidResourceConfiguration",
-         "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", "cudaErrorCooperativeLaunchTooLarge",
-         "CUDA_ERROR_FUNCTION_NOT_LOADED", "cudaErrorFunctionNotLoaded", "CUDA_ERROR_NOT_FOUND",
-         "cudaErrorSymbolNotFound", "cudaErrorDuplicateVariableName",
-         "cudaErrorDuplicateTextureName", "cudaErrorDuplicateSurfaceName",
-         "CUBLAS_STATUS_INVALID_VALUE", "CUFFT_INVALID_PLAN", "CUFFT_INVALID_TYPE",
-         "CUFFT_INVALID_VALUE", "CUFFT_INVALID_SIZE", "CUFFT_UNALIGNED_DATA",
-         "CUFFT_INVALID_DEVICE", "CUFFT_NO_WORKSPACE", "CUSOLVER_STATUS_INVALID_VALUE",
-         "CUSOLVER_STATUS_INVALID_WORKSPACE", "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED",
-         "CUSPARSE_STATUS_INVALID_VALUE", "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED",
-         "CURAND_STATUS_TYPE_ERROR", "CURAND_STATUS_OUT_OF_RANGE",
-         "CURAND_STATUS_LENGTH_NOT_MULTIPLE", "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED",
-         "NVRTC_ERROR_INVALID_INPUT", "NVRTC_ERROR_INVALID_PROGRAM",
+        {"CUDA_ERROR_INVALID_VALUE",
+         "cudaErrorInvalidValue",
+         "CUDA_ERROR_INVALID_HANDLE",
+         "cudaErrorInvalidResourceHandle",
+         "cudaErrorInvalidConfiguration",
+         "cudaErrorInvalidPitchValue",
+         "cudaErrorInvalidHostPointer",
+         "cudaErrorInvalidDevicePointer",
+         "cudaErrorInvalidTexture",
+         "cudaErrorInvalidTextureBinding",
+         "cudaErrorInvalidChannelDescriptor",
+         "cudaErrorInvalidMemcpyDirection",
+         "cudaErrorAddressOfConstant",
+         "cudaErrorTextureFetchFailed",
+         "cudaErrorTextureNotBound",
+         "cudaErrorSynchronizationError",
+         "cudaErrorInvalidFilterSetting",
+         "cudaErrorInvalidNormSetting",
+         "cudaErrorInvalidSurface",
+         "cudaErrorMemoryValueTooLarge",
+         "cudaErrorMissingConfiguration",
+         "cudaErrorLaunchFileScopedTex",
+         "cudaErrorLaunchFileScopedSurf",
+         "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+         "cudaErrorInvalidAddressSpace",
+         "CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING",
+         "cudaErrorLaunchIncompatibleTexturing",
+         "CUDA_ERROR_INVALID_CLUSTER_SIZE",
+         "cudaErrorInvalidClusterSize",
+         "CUDA_ERROR_INVALID_RESOURCE_TYPE",
+         "cudaErrorInvalidResourceType",
+         "CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION",
+         "cudaErrorInvalidResourceConfiguration",
+         "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+         "cudaErrorCooperativeLaunchTooLarge",
+         "CUDA_ERROR_FUNCTION_NOT_LOADED",
+         "cudaErrorFunctionNotLoaded",
+         "CUDA_ERROR_NOT_FOUND",
+         "cudaErrorSymbolNotFound",
+         "cudaErrorDuplicateVariableName",
+         "cudaErrorDuplicateTextureName",
+         "cudaErrorDuplicateSurfaceName",
+         "CUBLAS_STATUS_INVALID_VALUE",
+         "CUFFT_INVALID_PLAN",
+         "CUFFT_INVALID_TYPE",
+         "CUFFT_INVALID_VALUE",
+         "CUFFT_INVALID_SIZE",
+         "CUFFT_UNALIGNED_DATA",
+         "CUFFT_INVALID_DEVICE",
+         "CUFFT_NO_WORKSPACE",
+         "CUSOLVER_STATUS_INVALID_VALUE",
+         "CUSOLVER_STATUS_INVALID_WORKSPACE",
+         "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED",
+         "CUSPARSE_STATUS_INVALID_VALUE",
+         "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED",
+         "CURAND_STATUS_TYPE_ERROR",
+         "CURAND_STATUS_OUT_OF_RANGE",
+         "CURAND_STATUS_LENGTH_NOT_MULTIPLE",
+         "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED",
+         "NVRTC_ERROR_INVALID_INPUT",
+         "NVRTC_ERROR_INVALID_PROGRAM",
          "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
-         "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION", "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
-         "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED", "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
-         "NVRTC_ERROR_COMPILATION", "NVRTC_ERROR_CANCELLED"},
+         "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+         "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
+         "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED",
+         "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
+         "NVRTC_ERROR_COMPILATION",
+         "NVRTC_ERROR_CANCELLED"},
         // A state the program had not set up, or had already ended: contexts, mappings, peers,
         // registrations, handles used before their library was initialised.
-        {"CUDA_ERROR_NOT_INITIALIZED", "CUDA_ERROR_DEINITIALIZED", "cudaErrorCudartUnloading",
-         "CUDA_ERROR_INVALID_CONTEXT", "cudaErrorDeviceUninitialized",
-         "CUDA_ERROR_CONTEXT_ALREADY_CURRENT", "cudaErrorIncompatibleDriverContext",
-         "CUDA_ERROR_CONTEXT_ALREADY_IN_USE", "cudaErrorDeviceAlreadyInUse",
-         "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE", "cudaErrorSetOnActiveProcess",
-         "CUDA_ERROR_MAP_FAILED", "cudaErrorMapBufferObjectFailed", "CUDA_ERROR_UNMAP_FAILED",
-         "cudaErrorUnmapBufferObjectFailed", "CUDA_ERROR_ARRAY_IS_MAPPED", "cudaErrorArrayIsMapped",
-         "CUDA_ERROR_ALREADY_MAPPED", "cudaErrorAlreadyMapped", "CUDA_ERROR_ALREADY_ACQUIRED",
-         "cudaErrorAlreadyAcquired", "CUDA_ERROR_NOT_MAPPED", "cudaErrorNotMapped",
-         "CUDA_ERROR_NOT_MAPPED_AS_ARRAY", "cudaErrorNotMappedAsArray",
-         "CUDA_ERROR_NOT_MAPPED_AS_POINTER", "cudaErrorNotMappedAsPointer",
-         "CUDA_ERROR_INVALID_GRAPHICS_CONTEXT", "cudaErrorInvalidGraphicsContext",
-         "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", "cudaErrorPeerAccessUnsupported",
-         "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", "cudaErrorPeerAccessAlreadyEnabled",
-         "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED", "cudaErrorPeerAccessNotEnabled",
-         "CUDA_ERROR_TOO_MANY_PEERS", "cudaErrorTooManyPeers",
-         "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "cudaErrorHostMemoryAlreadyRegistered",
-         "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED", "cudaErrorHostMemoryNotRegistered",
-         "CUDA_ERROR_NOT_READY", "cudaErrorNotReady", "CUDA_ERROR_ILLEGAL_STATE",
-         "cudaErrorIllegalState", "CUDA_ERROR_LOSSY_QUERY", "cudaErrorLossyQuery",
-         "CUDA_ERROR_TENSOR_MEMORY_LEAK", "cudaErrorTensorMemoryLeak", "CUDA_ERROR_TIMEOUT",
-         "cudaErrorTimeout", "CUDA_ERROR_EXTERNAL_DEVICE", "cudaErrorExternalDevice",
-         "cudaErrorPriorLaunchFailure", "CUDA_ERROR_KEY_ROTATION",
-         "CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND", "cudaErrorSharedObjectSymbolNotFound",
-         "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED", "cudaErrorSharedObjectInitFailed",
-         "CUDA_ERROR_FILE_NOT_FOUND", "cudaErrorFileNotFound", "CUBLAS_STATUS_MAPPING_ERROR",
-         "CUSOLVER_STATUS_NOT_INITIALIZED", "CUSOLVER_STATUS_MAPPING_ERROR",
-         "CUSPARSE_STATUS_NOT_INITIALIZED", "CUSPARSE_STATUS_MAPPING_ERROR",
-         "CURAND_STATUS_NOT_INITIALIZED", "CURAND_STATUS_PREEXISTING_FAILURE",
-         "CUDNN_STATUS_RUNTIME_IN_PROGRESS", "CUDNN_STATUS_DEPRECATED",
-         "CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH", "cudaErrorSoftwareValidityNotEstablished"},
+        {"CUDA_ERROR_NOT_INITIALIZED",
+         "CUDA_ERROR_DEINITIALIZED",
+         "cudaErrorCudartUnloading",
+         "CUDA_ERROR_INVALID_CONTEXT",
+         "cudaErrorDeviceUninitialized",
+         "CUDA_ERROR_CONTEXT_ALREADY_CURRENT",
+         "cudaErrorIncompatibleDriverContext",
+         "CUDA_ERROR_CONTEXT_ALREADY_IN_USE",
+         "cudaErrorDeviceAlreadyInUse",
+         "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE",
+         "cudaErrorSetOnActiveProcess",
+         "CUDA_ERROR_MAP_FAILED",
+         "cudaErrorMapBufferObjectFailed",
+         "CUDA_ERROR_UNMAP_FAILED",
+         "cudaErrorUnmapBufferObjectFailed",
+         "CUDA_ERROR_ARRAY_IS_MAPPED",
+         "cudaErrorArrayIsMapped",
+         "CUDA_ERROR_ALREADY_MAPPED",
+         "cudaErrorAlreadyMapped",
+         "CUDA_ERROR_ALREADY_ACQUIRED",
+         "cudaErrorAlreadyAcquired",
+         "CUDA_ERROR_NOT_MAPPED",
+         "cudaErrorNotMapped",
+         "CUDA_ERROR_NOT_MAPPED_AS_ARRAY",
+         "cudaErrorNotMappedAsArray",
+         "CUDA_ERROR_NOT_MAPPED_AS_POINTER",
+         "cudaErrorNotMappedAsPointer",
+         "CUDA_ERROR_INVALID_GRAPHICS_CONTEXT",
+         "cudaErrorInvalidGraphicsContext",
+         "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
+         "cudaErrorPeerAccessUnsupported",
+         "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
+         "cudaErrorPeerAccessAlreadyEnabled",
+         "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
+         "cudaErrorPeerAccessNotEnabled",
+         "CUDA_ERROR_TOO_MANY_PEERS",
+         "cudaErrorTooManyPeers",
+         "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
+         "cudaErrorHostMemoryAlreadyRegistered",
+         "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
+         "cudaErrorHostMemoryNotRegistered",
+         "CUDA_ERROR_NOT_READY",
+         "cudaErrorNotReady",
+         "CUDA_ERROR_ILLEGAL_STATE",
+         "cudaErrorIllegalState",
+         "CUDA_ERROR_LOSSY_QUERY",
+         "cudaErrorLossyQuery",
+         "CUDA_ERROR_TENSOR_MEMORY_LEAK",
+         "cudaErrorTensorMemoryLeak",
+         "CUDA_ERROR_TIMEOUT",
+         "cudaErrorTimeout",
+         "CUDA_ERROR_EXTERNAL_DEVICE",
+         "cudaErrorExternalDevice",
+         "cudaErrorPriorLaunchFailure",
+         "CUDA_ERROR_KEY_ROTATION",
+         "CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND",
+         "cudaErrorSharedObjectSymbolNotFound",
+         "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED",
+         "cudaErrorSharedObjectInitFailed",
+         "CUDA_ERROR_FILE_NOT_FOUND",
+         "cudaErrorFileNotFound",
+         "CUBLAS_STATUS_MAPPING_ERROR",
+         "CUSOLVER_STATUS_NOT_INITIALIZED",
+         "CUSOLVER_STATUS_MAPPING_ERROR",
+         "CUSPARSE_STATUS_NOT_INITIALIZED",
+         "CUSPARSE_STATUS_MAPPING_ERROR",
+         "CURAND_STATUS_NOT_INITIALIZED",
+         "CURAND_STATUS_PREEXISTING_FAILURE",
+         "CUDNN_STATUS_RUNTIME_IN_PROGRESS",
+         "CUDNN_STATUS_DEPRECATED",
+         "CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH",
+         "cudaErrorSoftwareValidityNotEstablished"},
         // Stream capture and CUDA graphs, dynamic parallelism, execution affinity and launch
         // limits the program set.
-        {"CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "cudaErrorStreamCaptureUnsupported",
-         "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "cudaErrorStreamCaptureInvalidated",
-         "CUDA_ERROR_STREAM_CAPTURE_MERGE", "cudaErrorStreamCaptureMerge",
-         "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", "cudaErrorStreamCaptureUnmatched",
-         "CUDA_ERROR_STREAM_CAPTURE_UNJOINED", "cudaErrorStreamCaptureUnjoined",
-         "CUDA_ERROR_STREAM_CAPTURE_ISOLATION", "cudaErrorStreamCaptureIsolation",
-         "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "cudaErrorStreamCaptureImplicit",
-         "CUDA_ERROR_CAPTURED_EVENT", "cudaErrorCapturedEvent",
-         "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", "cudaErrorStreamCaptureWrongThread",
-         "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE", "cudaErrorGraphExecUpdateFailure",
-         "CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API", "cudaErrorLaunchMaxDepthExceeded",
-         "cudaErrorSyncDepthExceeded", "cudaErrorLaunchPendingCountExceeded",
-         "CUDA_ERROR_CDP_NOT_SUPPORTED", "cudaErrorCdpNotSupported",
-         "CUDA_ERROR_CDP_VERSION_MISMATCH", "cudaErrorCdpVersionMismatch",
-         "CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC", "cudaErrorUnsupportedDevSideSync",
-         "CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY", "cudaErrorUnsupportedExecAffinity",
-         "CUDA_ERROR_UNSUPPORTED_LIMIT", "cudaErrorUnsupportedLimit",
-         "CUDA_ERROR_JIT_COMPILATION_DISABLED", "cudaErrorJitCompilationDisabled",
-         "cudaErrorMixedDeviceExecution", "cudaErrorNotYetImplemented"},
+        {"CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+         "cudaErrorStreamCaptureUnsupported",
+         "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+         "cudaErrorStreamCaptureInvalidated",
+         "CUDA_ERROR_STREAM_CAPTURE_MERGE",
+         "cudaErrorStreamCaptureMerge",
+         "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED",
+         "cudaErrorStreamCaptureUnmatched",
+         "CUDA_ERROR_STREAM_CAPTURE_UNJOINED",
+         "cudaErrorStreamCaptureUnjoined",
+         "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
+         "cudaErrorStreamCaptureIsolation",
+         "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
+         "cudaErrorStreamCaptureImplicit",
+         "CUDA_ERROR_CAPTURED_EVENT",
+         "cudaErrorCapturedEvent",
+         "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD",
+         "cudaErrorStreamCaptureWrongThread",
+         "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE",
+         "cudaErrorGraphExecUpdateFailure",
+         "CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API",
+         "cudaErrorLaunchMaxDepthExceeded",
+         "cudaErrorSyncDepthExceeded",
+         "cudaErrorLaunchPendingCountExceeded",
+         "CUDA_ERROR_CDP_NOT_SUPPORTED",
+         "cudaErrorCdpNotSupported",
+         "CUDA_ERROR_CDP_VERSION_MISMATCH",
+         "cudaErrorCdpVersionMismatch",
+         "CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC",
+         "cudaErrorUnsupportedDevSideSync",
+         "CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY",
+         "cudaErrorUnsupportedExecAffinity",
+         "CUDA_ERROR_UNSUPPORTED_LIMIT",
+         "cudaErrorUnsupportedLimit",
+         "CUDA_ERROR_JIT_COMPILATION_DISABLED",
+         "cudaErrorJitCompilationDisabled",
+         "cudaErrorMixedDeviceExecution",
+         "cudaErrorNotYetImplemented"},
         // The profiler's state.
-        {"CUDA_ERROR_PROFILER_DISABLED", "cudaErrorProfilerDisabled",
-         "CUDA_ERROR_PROFILER_NOT_INITIALIZED", "cudaErrorProfilerNotInitialized",
-         "CUDA_ERROR_PROFILER_ALREADY_STARTED", "cudaErrorProfilerAlreadyStarted",
-         "CUDA_ERROR_PROFILER_ALREADY_STOPPED", "cudaErrorProfilerAlreadyStopped"},
+        {"CUDA_ERROR_PROFILER_DISABLED",
+         "cudaErrorProfilerDisabled",
+         "CUDA_ERROR_PROFILER_NOT_INITIALIZED",
+         "cudaErrorProfilerNotInitialized",
+         "CUDA_ERROR_PROFILER_ALREADY_STARTED",
+         "cudaErrorProfilerAlreadyStarted",
+         "CUDA_ERROR_PROFILER_ALREADY_STOPPED",
+         "cudaErrorProfilerAlreadyStopped"},
         // An operation or a problem shape the library does not offer: the program must choose
         // another (cuDNN's NOT_SUPPORTED family, cuFFT's and cuSOLVER's), or a numerical fact
         // about the data.
-        {"CUBLAS_STATUS_NOT_SUPPORTED", "CUDNN_STATUS_NOT_SUPPORTED",
-         "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN", "CUDNN_STATUS_NOT_SUPPORTED_SHAPE",
-         "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE", "CUDNN_STATUS_NOT_SUPPORTED_LAYOUT",
-         "CUDNN_STATUS_NOT_SUPPORTED_PADDING", "CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM",
-         "CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE", "CUDNN_STATUS_RUNTIME_FP_OVERFLOW",
-         "CUFFT_NOT_IMPLEMENTED", "CUFFT_NOT_SUPPORTED", "CUSOLVER_STATUS_NOT_SUPPORTED",
-         "CUSOLVER_STATUS_ZERO_PIVOT", "CUSPARSE_STATUS_NOT_SUPPORTED",
-         "CUSPARSE_STATUS_ZERO_PIVOT", "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES",
-         "CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED", "CUSOLVER_STATUS_IRS_PARAMS_INVALID",
-         "CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC", "CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE",
-         "CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER", "CUSOLVER_STATUS_IRS_NOT_SUPPORTED",
-         "CUSOLVER_STATUS_IRS_OUT_OF_RANGE", "CUSOLVER_STATUS_IRS_NRHS_NOT_SUPPORTED_FOR_REFINE_GMRES",
-         "CUSOLVER_STATUS_IRS_INFOS_NOT_INITIALIZED", "CUSOLVER_STATUS_IRS_INFOS_NOT_DESTROYED",
+        {"CUBLAS_STATUS_NOT_SUPPORTED",
+         "CUDNN_STATUS_NOT_SUPPORTED",
+         "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN",
+         "CUDNN_STATUS_NOT_SUPPORTED_SHAPE",
+         "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE",
+         "CUDNN_STATUS_NOT_SUPPORTED_LAYOUT",
+         "CUDNN_STATUS_NOT_SUPPORTED_PADDING",
+         "CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM",
+         "CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE",
+         "CUDNN_STATUS_RUNTIME_FP_OVERFLOW",
+         "CUFFT_NOT_IMPLEMENTED",
+         "CUFFT_NOT_SUPPORTED",
+         "CUSOLVER_STATUS_NOT_SUPPORTED",
+         "CUSOLVER_STATUS_ZERO_PIVOT",
+         "CUSPARSE_STATUS_NOT_SUPPORTED",
+         "CUSPARSE_STATUS_ZERO_PIVOT",
+         "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES",
+         "CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED",
+         "CUSOLVER_STATUS_IRS_PARAMS_INVALID",
+         "CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC",
+         "CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE",
+         "CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER",
+         "CUSOLVER_STATUS_IRS_NOT_SUPPORTED",
+         "CUSOLVER_STATUS_IRS_OUT_OF_RANGE",
+         "CUSOLVER_STATUS_IRS_NRHS_NOT_SUPPORTED_FOR_REFINE_GMRES",
+         "CUSOLVER_STATUS_IRS_INFOS_NOT_INITIALIZED",
+         "CUSOLVER_STATUS_IRS_INFOS_NOT_DESTROYED",
          "CUSOLVER_STATUS_IRS_MATRIX_SINGULAR"},
         // A library's own internal failure with no environment reading of its own (the report
         // around it decides: the rows for the CUDA status that follows it, or for the call it
         // names), and licences of products the doctor does not cover (vGPU, early cuDNN and
         // cuSOLVER builds).
-        {"CUBLAS_STATUS_INTERNAL_ERROR", "CUFFT_INTERNAL_ERROR", "CUFFT_EXEC_FAILED",
-         "CUFFT_SETUP_FAILED", "CUFFT_NVSHMEM_FAILURE", "CUSOLVER_STATUS_EXECUTION_FAILED",
-         "CUSOLVER_STATUS_INTERNAL_ERROR", "CUSOLVER_STATUS_IRS_INTERNAL_ERROR",
-         "CUSPARSE_STATUS_EXECUTION_FAILED", "CUSPARSE_STATUS_INTERNAL_ERROR",
-         "CURAND_STATUS_LAUNCH_FAILURE", "CURAND_STATUS_INITIALIZATION_FAILED",
-         "CURAND_STATUS_INTERNAL_ERROR", "NVRTC_ERROR_INTERNAL_ERROR",
-         "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE", "NVRTC_ERROR_TIME_FILE_WRITE_FAILED",
-         "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED", "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED",
-         "NVRTC_ERROR_PCH_CREATE", "CUBLAS_STATUS_LICENSE_ERROR", "CUDNN_STATUS_LICENSE_ERROR",
-         "CUSOLVER_STATUS_INVALID_LICENSE", "CUDA_ERROR_DEVICE_NOT_LICENSED",
-         "cudaErrorDeviceNotLicensed", "cudaErrorStartupFailure"},
+        {"CUBLAS_STATUS_INTERNAL_ERROR",
+         "CUFFT_INTERNAL_ERROR",
+         "CUFFT_EXEC_FAILED",
+         "CUFFT_SETUP_FAILED",
+         "CUFFT_NVSHMEM_FAILURE",
+         "CUSOLVER_STATUS_EXECUTION_FAILED",
+         "CUSOLVER_STATUS_INTERNAL_ERROR",
+         "CUSOLVER_STATUS_IRS_INTERNAL_ERROR",
+         "CUSPARSE_STATUS_EXECUTION_FAILED",
+         "CUSPARSE_STATUS_INTERNAL_ERROR",
+         "CURAND_STATUS_LAUNCH_FAILURE",
+         "CURAND_STATUS_INITIALIZATION_FAILED",
+         "CURAND_STATUS_INTERNAL_ERROR",
+         "NVRTC_ERROR_INTERNAL_ERROR",
+         "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
+         "NVRTC_ERROR_TIME_FILE_WRITE_FAILED",
+         "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED",
+         "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED",
+         "NVRTC_ERROR_PCH_CREATE",
+         "CUBLAS_STATUS_LICENSE_ERROR",
+         "CUDNN_STATUS_LICENSE_ERROR",
+         "CUSOLVER_STATUS_INVALID_LICENSE",
+         "CUDA_ERROR_DEVICE_NOT_LICENSED",
+         "cudaErrorDeviceNotLicensed",
+         "cudaErrorStartupFailure"},
         // MPS limits an administrator set, and an MPS server that ended the client.
-        {"CUDA_ERROR_MPS_RPC_FAILURE", "cudaErrorMpsRpcFailure",
-         "CUDA_ERROR_MPS_MAX_CLIENTS_REACHED", "cudaErrorMpsMaxClientsReached",
-         "CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED", "cudaErrorMpsMaxConnectionsReached",
-         "CUDA_ERROR_MPS_CLIENT_TERMINATED", "cudaErrorMpsClientTerminated"},
+        {"CUDA_ERROR_MPS_RPC_FAILURE",
+         "cudaErrorMpsRpcFailure",
+         "CUDA_ERROR_MPS_MAX_CLIENTS_REACHED",
+         "cudaErrorMpsMaxClientsReached",
+         "CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED",
+         "cudaErrorMpsMaxConnectionsReached",
+         "CUDA_ERROR_MPS_CLIENT_TERMINATED",
+         "cudaErrorMpsClientTerminated"},
         // Words shared with many other causes: "operation not permitted", "not supported".
         {"CUDA_ERROR_NOT_PERMITTED", "cudaErrorNotPermitted"},
     };
@@ -224,17 +368,25 @@ TEST(CudaStatuses, EveryStatusOfTheInstalledHeadersIsDecided) {
   if (!std::filesystem::exists(include / "cuda.h")) {
     GTEST_SKIP() << "no CUDA toolkit headers at " << include;
   }
-  const std::vector<StatusHeader> headers = {
-      {"cuda.h", "CUDA_ERROR_"},          {"driver_types.h", "cudaError"},
-      {"cublas_api.h", "CUBLAS_STATUS_"}, {"cudnn_graph.h", "CUDNN_STATUS_"},
-      {"cufft.h", "CUFFT_"},              {"curand.h", "CURAND_STATUS_"},
-      {"cusolver_common.h", "CUSOLVER_STATUS_"}, {"cusparse.h", "CUSPARSE_STATUS_"},
-      {"nvrtc.h", "NVRTC_"}};
+  const std::vector<StatusHeader> headers = {{"cuda.h", "CUDA_ERROR_"},
+                                             {"driver_types.h", "cudaError"},
+                                             {"cublas_api.h", "CUBLAS_STATUS_"},
+                                             {"cudnn_graph.h", "CUDNN_STATUS_"},
+                                             {"cufft.h", "CUFFT_"},
+                                             {"curand.h", "CURAND_STATUS_"},
+                                             {"cusolver_common.h", "CUSOLVER_STATUS_"},
+                                             {"cusparse.h", "CUSPARSE_STATUS_"},
+                                             {"nvrtc.h", "NVRTC_"}};
   // cuFFT's transform types share its prefix; the deprecated aliases of cuDNN 8's names are
   // read through the status they alias.
-  const std::set<std::string> not_statuses = {
-      "CUFFT_R2C", "CUFFT_C2R", "CUFFT_C2C", "CUFFT_D2Z", "CUFFT_Z2D", "CUFFT_Z2Z",
-      "CUFFT_COMPATIBILITY_FFTW_PADDING", "cudaErrorApiFailureBase"};
+  const std::set<std::string> not_statuses = {"CUFFT_R2C",
+                                              "CUFFT_C2R",
+                                              "CUFFT_C2C",
+                                              "CUFFT_D2Z",
+                                              "CUFFT_Z2D",
+                                              "CUFFT_Z2Z",
+                                              "CUFFT_COMPATIBILITY_FFTW_PADDING",
+                                              "cudaErrorApiFailureBase"};
   std::size_t read = 0;
   for (const StatusHeader& h : headers) {
     if (!std::filesystem::exists(include / h.file)) {
@@ -246,7 +398,7 @@ TEST(CudaStatuses, EveryStatusOfTheInstalledHeadersIsDecided) {
       }
       ++read;
       const bool program = program_statuses().count(name) != 0;
-      EXPECT_NE(names_a_cause(name), program)
+      EXPECT_NE(names_a_cause(in_report(name)), program)
           << name << " (" << value << ", " << h.file << "): "
           << (program ? "listed as the program's own, but explain names a cause"
                       : "no cause named and not listed as the program's own");
@@ -272,7 +424,51 @@ TEST(CudaStatuses, TheRuntimeAndDriverNamesOfOneCodeAgree) {
     if (d == driver.end() || value == 3 || value == 0) {
       continue;
     }
-    EXPECT_EQ(names_a_cause(name), names_a_cause(d->second)) << name << " and " << d->second;
+    EXPECT_EQ(names_a_cause(in_report(name)), names_a_cause(in_report(d->second)))
+        << name << " and " << d->second;
+  }
+}
+
+TEST(NvmlStatuses, EachStatusGetsOneAnswerInEveryToolsWording) {
+  // NVML's statuses as nvmlErrorString words them (libnvidia-ml 535.261.03), with whether
+  // explain names a cause for them; each is read in the wording of NVML's own callers:
+  // nvidia-smi and libraries ("Failed to initialize NVML: "), the container toolkit
+  // ("nvml error: ", in lower case), and pynvml (its exception and message).
+  struct Status {
+    const char* text;
+    bool cause;
+  };
+  const std::vector<Status> statuses = {{"Uninitialized", false},
+                                        {"Invalid Argument", false},
+                                        {"Insufficient Permissions", true},
+                                        {"Already Initialized", false},
+                                        {"Insufficient Size", false},
+                                        {"Insufficient External Power", true},
+                                        {"Driver Not Loaded", true},
+                                        {"NVML Shared Library Not Found", true},
+                                        {"Function Not Found", true},
+                                        {"Corrupted infoROM", true},
+                                        {"GPU is lost", true},
+                                        {"GPU requires reset", true},
+                                        {"GPU access blocked by the operating system", true},
+                                        {"Driver/library version mismatch", true},
+                                        {"In use by another client", false},
+                                        {"Insufficient Memory", false},
+                                        {"No data", false},
+                                        {"Argument version mismatch", false},
+                                        {"System is not in ready state", true},
+                                        {"Unknown Error", true}};
+  for (const Status& s : statuses) {
+    std::string lower = s.text;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) {
+      return static_cast<char>(std::tolower(c));
+    });
+    for (const std::string& line :
+         {std::string("Failed to initialize NVML: ") + s.text,
+          "nvidia-container-cli: initialization error: nvml error: " + lower + ": unknown",
+          std::string("pynvml.nvml.NVMLError: ") + s.text}) {
+      EXPECT_EQ(names_a_cause(line), s.cause) << line;
+    }
   }
 }
 
