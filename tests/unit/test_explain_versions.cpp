@@ -666,6 +666,22 @@ TEST(ContextRefinement, AContainerMakesAnInsufficientDriverOneThatIsNotReached) 
             "log.driver_too_old");
 }
 
+TEST(LoaderRules, AnImportFailureTakesTheLibraryTheReportNamesElsewhere) {
+  // Python names the extension, not its missing DLL; the reporter's own trace names it.
+  const std::string failure =
+      "ImportError: DLL load failed while importing dlib: The specified module could not be "
+      "found.\n";
+  const auto [id, fields] =
+      explain_first(failure + "Process Monitor shows that cublas64_80.dll is not found\n", true);
+  EXPECT_EQ(id, "log.cuda_library_not_found");
+  EXPECT_EQ(field(fields, "lib"), "cublas64_80.dll");
+  EXPECT_EQ(explain_first(failure + "and cudnn64_7.dll\n", true).first, "log.cudnn_not_found");
+  // Without a named CUDA or cuDNN library, or with another kind of library, it stays unnamed.
+  EXPECT_EQ(explain_first(failure, true).first, "log.dll_dependency_missing");
+  EXPECT_EQ(explain_first(failure + "I copied zlibwapi.dll as well\n", true).first,
+            "log.dll_dependency_missing");
+}
+
 TEST(LoaderRules, WhichLibraryFailedDecidesTheCause) {
   for (bool fast : {true, false}) {
     // An entry point missing from the driver's own library: the driver is older than the CUDA

@@ -4,6 +4,7 @@
 #include <doctor/explain/versions.hpp>
 #include <doctor/kb/finding_ids.hpp>
 #include <doctor/util/escape.hpp>
+#include <doctor/util/regex.hpp>
 #include <doctor/util/strings.hpp>
 #include <doctor/util/version.hpp>
 
@@ -680,6 +681,52 @@ void refine_nvcc_arch(std::vector<RankedCause>& causes,
   }
 }
 
+// The named-dependency refinement: a failure to load a module that names none of the DLLs it
+// depends on ("DLL load failed while importing dlib", a program's GPU build) is made specific by
+// a CUDA or cuDNN library file the report names elsewhere ("fails to find curand64_10.dll", a
+// Process Monitor trace that shows cublas64_80.dll absent): that library is the missing
+// dependency, and the unnamed reading stays behind it.
+void refine_named_dependency(std::vector<RankedCause>& causes, const Analysis& analysis) {
+  if (causes.empty()
+      || (causes.front().finding != kb::ids::k_log_dll_dependency_missing
+          && causes.front().finding != kb::ids::k_log_gpu_module_dependencies_missing)) {
+    return;
+  }
+  static const auto file = Regex::compile(
+      "(?i)\\b(?:lib)?(?:cudart|cublas(?:lt)?|curand|cufft|cusolver|cusparse|nvrtc|nvjitlink|"
+      "cudnn(?:_[a-z_]+)?)(?:64_\\d+(?:_\\d+)?\\.dll|\\.so\\.\\d+(?:\\.\\d+)*)");
+  if (!file) {
+    return;
+  }
+  RegexMatch m;
+  for (const EvidenceLine& line : analysis.version_lines()) {
+    if (!file->search(line.text, &m) || m.end <= m.begin) {
+      continue;
+    }
+    const std::string name =
+        util::to_lower(std::string_view(line.text).substr(m.begin, m.end - m.begin));
+    const LibraryIdentity id = classify_library(name, analysis.matcher().cudnn_sets());
+    std::string_view finding;
+    if (id.role == LibraryRole::cuda_runtime || id.role == LibraryRole::cuda_library) {
+      finding = kb::ids::k_log_cuda_library_not_found;
+    } else if (id.role == LibraryRole::cudnn) {
+      finding = kb::ids::k_log_cudnn_not_found;
+    } else if (id.role == LibraryRole::cudnn_sublibrary) {
+      finding = kb::ids::k_log_cudnn_sublibrary_missing;
+    } else {
+      continue;
+    }
+    RankedCause c;
+    c.finding = std::string(finding);
+    c.confidence = std::min(95, causes.front().confidence + 5);
+    c.fields = {{"lib", name}};
+    c.lines.push_back(shown_line(line));
+    c.lines.insert(c.lines.end(), causes.front().lines.begin(), causes.front().lines.end());
+    causes.insert(causes.begin(), std::move(c));
+    return;
+  }
+}
+
 // The compute capability a line states after the word "capability" ("with at least compute
 // capability 2.0", "requires compute capability >= 8.0"), or nullopt.
 std::optional<Version> stated_capability(std::string_view text) {
@@ -1173,6 +1220,7 @@ Ranking rank(const Analysis& analysis, const kb::CompatTables* compat) {
   HeadMentions mentions(analysis, compat);
   refine_cudnn_since(out.causes, analysis, mentions);
   order_causes(out.causes, analysis);
+  refine_named_dependency(out.causes, analysis);
   refine_versions(out.causes, analysis, mentions);
   refine_version_pair(out.causes, analysis, mentions);
   refine_driver(out.causes, analysis, mentions);
