@@ -430,6 +430,16 @@ TEST(LibraryIdentity, FromTheKnowledgeBaseSets) {
   EXPECT_EQ(classify_library("cublas64_12.dll", sets).cuda_version, "12");
   EXPECT_EQ(classify_library("libcudart.so.10.1", sets).cuda_version, "10.1");
   EXPECT_EQ(classify_library("nvrtc-builtins64_121.dll", sets).cuda_version, "12.1");
+  // cuFFT, cuRAND, cuSOLVER, cuSPARSE and NPP carried CUDA's major.minor up to CUDA 10.0 and
+  // number their own releases since: only the old names tell the CUDA.
+  EXPECT_EQ(classify_library("libcufft.so.10.0", sets).cuda_version, "10.0");
+  EXPECT_EQ(classify_library("libnppial.so.9.2", sets).cuda_version, "9.2");
+  EXPECT_EQ(classify_library("cufft64_100.dll", sets).cuda_version, "10.0");
+  EXPECT_EQ(classify_library("curand64_80.dll", sets).cuda_version, "8.0");
+  EXPECT_EQ(classify_library("libcufft.so.10", sets).cuda_version, "");
+  EXPECT_EQ(classify_library("libcusolver.so.11", sets).cuda_version, "");
+  EXPECT_EQ(classify_library("cufft64_10.dll", sets).cuda_version, "");
+  EXPECT_EQ(classify_library("libcusparse.so.12.1.0.106", sets).cuda_version, "");
   EXPECT_EQ(role("libcublaslt.so.11"), LibraryRole::cuda_library);
   EXPECT_EQ(role("nvcuda.dll"), LibraryRole::driver);
   EXPECT_EQ(role("libcuda.so.1"), LibraryRole::driver);

@@ -755,15 +755,49 @@ namespace {
 
 // "cudart64_110" -> "11.0", "cudart64_12" -> "12", "cudart64_90" -> "9.0", "nvrtc64_112_0" ->
 // "11.2"; Linux "libcudart.so.10.1" -> "10.1". Only the libraries whose numbers follow CUDA's:
-// cuFFT, cuRAND, cuSOLVER and cuSPARSE number their own releases (CUDA 11 ships cufft64_10.dll
-// and libcurand.so.10), so their names say nothing about the CUDA they belong to.
+// cuFFT, cuRAND, cuSOLVER, cuSPARSE and NPP number their own releases from CUDA 10.1 on (CUDA 11
+// ships cufft64_10.dll and libcurand.so.10), so only their older names, which still carried
+// CUDA's major.minor (libcufft.so.10.0, libnppial.so.9.2, cufft64_100.dll, curand64_80.dll),
+// say which CUDA they belong to.
 std::string cuda_version_of(std::string_view name) {
   constexpr std::array<std::string_view, 6> k_follow_cuda{
       "cudart", "cublas", "nvrtc", "nvjitlink", "cupti", "nvjpeg"};
+  constexpr std::array<std::string_view, 5> k_followed_until_10{
+      "cufft", "curand", "cusolver", "cusparse", "npp"};
   std::string_view stem = name.substr(name.compare(0, 3, "lib") == 0 ? 3 : 0);
-  if (std::none_of(k_follow_cuda.begin(), k_follow_cuda.end(), [&](std::string_view p) {
-        return stem.compare(0, p.size(), p) == 0;
-      })) {
+  const auto starts = [&](std::string_view p) { return stem.compare(0, p.size(), p) == 0; };
+  if (std::any_of(k_followed_until_10.begin(), k_followed_until_10.end(), starts)) {
+    // Two numbers on Linux, three digits or a pre-10 pair on Windows, up to CUDA 10.0.
+    const std::size_t so = name.find(".so.");
+    if (so != std::string_view::npos) {
+      const std::string_view v = name.substr(so + 4);
+      const std::size_t dot = v.find('.');
+      const auto major = util::parse_uint(v.substr(0, dot));
+      if (dot == std::string_view::npos || !major || *major > 10) {
+        return {};
+      }
+      std::size_t e = dot + 1;
+      while (e < v.size() && is_digit(v[e])) {
+        ++e;
+      }
+      return e > dot + 1 ? std::string(v.substr(0, e)) : std::string{};
+    }
+    const std::size_t u = name.find("64_");
+    std::size_t e = u == std::string_view::npos ? u : u + 3;
+    while (e != std::string_view::npos && e < name.size() && is_digit(name[e])) {
+      ++e;
+    }
+    const std::string_view d =
+        u == std::string_view::npos ? std::string_view{} : name.substr(u + 3, e - u - 3);
+    if (d.size() == 3 && d[0] == '1' && d[1] == '0') {
+      return "10." + std::string(1, d[2]); // cufft64_100.dll
+    }
+    if (d.size() == 2 && d[0] >= '7' && d[0] <= '9') {
+      return std::string(1, d[0]) + "." + std::string(1, d[1]); // curand64_80.dll
+    }
+    return {};
+  }
+  if (std::none_of(k_follow_cuda.begin(), k_follow_cuda.end(), starts)) {
     return {};
   }
   const std::size_t so = name.find(".so.");
@@ -999,10 +1033,7 @@ LibraryIdentity classify_library(std::string_view name,
     id.role = LibraryRole::gpu_module;
     return id;
   }
-  if (id.role == LibraryRole::cuda_runtime
-      || (id.role == LibraryRole::cuda_library
-          && (contains(stem, "cublas") || contains(stem, "nvrtc")
-              || contains(stem, "nvjitlink")))) {
+  if (id.role == LibraryRole::cuda_runtime || id.role == LibraryRole::cuda_library) {
     id.cuda_version = cuda_version_of(name);
   }
   return id;
