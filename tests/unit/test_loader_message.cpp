@@ -440,6 +440,7 @@ TEST(LibraryIdentity, FromTheKnowledgeBaseSets) {
   EXPECT_EQ(classify_library("libcusolver.so.11", sets).cuda_version, "");
   EXPECT_EQ(classify_library("cufft64_10.dll", sets).cuda_version, "");
   EXPECT_EQ(classify_library("libcusparse.so.12.1.0.106", sets).cuda_version, "");
+  EXPECT_EQ(classify_library("libcufft.so.10.2.1.245", sets).cuda_version, "");
   EXPECT_EQ(role("libcublaslt.so.11"), LibraryRole::cuda_library);
   EXPECT_EQ(role("nvcuda.dll"), LibraryRole::driver);
   EXPECT_EQ(role("libcuda.so.1"), LibraryRole::driver);

@@ -767,7 +767,8 @@ std::string cuda_version_of(std::string_view name) {
   std::string_view stem = name.substr(name.compare(0, 3, "lib") == 0 ? 3 : 0);
   const auto starts = [&](std::string_view p) { return stem.compare(0, p.size(), p) == 0; };
   if (std::any_of(k_followed_until_10.begin(), k_followed_until_10.end(), starts)) {
-    // Two numbers on Linux, three digits or a pre-10 pair on Windows, up to CUDA 10.0.
+    // Exactly two numbers on Linux (a longer file name is the library's own release: CUDA 11.0
+    // ships libcufft.so.10.2.1.245), three digits or a pre-10 pair on Windows.
     const std::size_t so = name.find(".so.");
     if (so != std::string_view::npos) {
       const std::string_view v = name.substr(so + 4);
@@ -780,15 +781,17 @@ std::string cuda_version_of(std::string_view name) {
       while (e < v.size() && is_digit(v[e])) {
         ++e;
       }
-      return e > dot + 1 ? std::string(v.substr(0, e)) : std::string{};
+      return e > dot + 1 && e == v.size() ? std::string(v) : std::string{};
     }
     const std::size_t u = name.find("64_");
-    std::size_t e = u == std::string_view::npos ? u : u + 3;
-    while (e != std::string_view::npos && e < name.size() && is_digit(name[e])) {
+    if (u == std::string_view::npos) {
+      return {};
+    }
+    std::size_t e = u + 3;
+    while (e < name.size() && is_digit(name[e])) {
       ++e;
     }
-    const std::string_view d =
-        u == std::string_view::npos ? std::string_view{} : name.substr(u + 3, e - u - 3);
+    const std::string_view d = name.substr(u + 3, e - u - 3);
     if (d.size() == 3 && d[0] == '1' && d[1] == '0') {
       return "10." + std::string(1, d[2]); // cufft64_100.dll
     }
