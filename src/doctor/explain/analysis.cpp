@@ -692,38 +692,39 @@ void refine_named_dependency(std::vector<RankedCause>& causes, const Analysis& a
           && causes.front().finding != kb::ids::k_log_gpu_module_dependencies_missing)) {
     return;
   }
-  static const auto file = Regex::compile(
-      "(?i)\\b(?:lib)?(?:cudart|cublas(?:lt)?|curand|cufft|cusolver|cusparse|nvrtc|nvjitlink|"
-      "cudnn(?:_[a-z_]+)?)(?:64_\\d+(?:_\\d+)?\\.dll|\\.so\\.\\d+(?:\\.\\d+)*)");
+  // Any library file name; which library it is, the loader parser's classifier says.
+  static const auto file =
+      Regex::compile("(?i)\\b[a-z][a-z0-9_+-]*(?:\\.dll|\\.so(?:\\.\\d+)+)\\b");
   if (!file) {
     return;
   }
   RegexMatch m;
   for (const EvidenceLine& line : analysis.version_lines()) {
-    if (!file->search(line.text, &m) || m.end <= m.begin) {
-      continue;
+    const std::string_view text = line.text;
+    for (std::size_t from = 0;
+         from < text.size() && file->search(text.substr(from), &m) && m.end > m.begin;
+         from += m.end) {
+      const std::string name = util::to_lower(text.substr(from + m.begin, m.end - m.begin));
+      const LibraryIdentity id = classify_library(name, analysis.matcher().cudnn_sets());
+      std::string_view finding;
+      if (id.role == LibraryRole::cuda_runtime || id.role == LibraryRole::cuda_library) {
+        finding = kb::ids::k_log_cuda_library_not_found;
+      } else if (id.role == LibraryRole::cudnn) {
+        finding = kb::ids::k_log_cudnn_not_found;
+      } else if (id.role == LibraryRole::cudnn_sublibrary) {
+        finding = kb::ids::k_log_cudnn_sublibrary_missing;
+      } else {
+        continue;
+      }
+      RankedCause c;
+      c.finding = std::string(finding);
+      c.confidence = std::min(95, causes.front().confidence + 5);
+      c.fields = {{"lib", name}};
+      c.lines.push_back(shown_line(line));
+      c.lines.insert(c.lines.end(), causes.front().lines.begin(), causes.front().lines.end());
+      causes.insert(causes.begin(), std::move(c));
+      return;
     }
-    const std::string name =
-        util::to_lower(std::string_view(line.text).substr(m.begin, m.end - m.begin));
-    const LibraryIdentity id = classify_library(name, analysis.matcher().cudnn_sets());
-    std::string_view finding;
-    if (id.role == LibraryRole::cuda_runtime || id.role == LibraryRole::cuda_library) {
-      finding = kb::ids::k_log_cuda_library_not_found;
-    } else if (id.role == LibraryRole::cudnn) {
-      finding = kb::ids::k_log_cudnn_not_found;
-    } else if (id.role == LibraryRole::cudnn_sublibrary) {
-      finding = kb::ids::k_log_cudnn_sublibrary_missing;
-    } else {
-      continue;
-    }
-    RankedCause c;
-    c.finding = std::string(finding);
-    c.confidence = std::min(95, causes.front().confidence + 5);
-    c.fields = {{"lib", name}};
-    c.lines.push_back(shown_line(line));
-    c.lines.insert(c.lines.end(), causes.front().lines.begin(), causes.front().lines.end());
-    causes.insert(causes.begin(), std::move(c));
-    return;
   }
 }
 

@@ -753,6 +753,19 @@ std::optional<LoadFailure> parse_load_failure(std::string_view line) {
 
 namespace {
 
+// The digits after "64_" in a Windows library name ("110" of cudart64_110.dll), or "".
+std::string_view windows_number(std::string_view name) {
+  const std::size_t u = name.find("64_");
+  if (u == std::string_view::npos) {
+    return {};
+  }
+  std::size_t e = u + 3;
+  while (e < name.size() && is_digit(name[e])) {
+    ++e;
+  }
+  return name.substr(u + 3, e - u - 3);
+}
+
 // "cudart64_110" -> "11.0", "cudart64_12" -> "12", "cudart64_90" -> "9.0", "nvrtc64_112_0" ->
 // "11.2"; Linux "libcudart.so.10.1" -> "10.1". Only the libraries whose numbers follow CUDA's:
 // cuFFT, cuRAND, cuSOLVER, cuSPARSE and NPP number their own releases from CUDA 10.1 on (CUDA 11
@@ -783,15 +796,7 @@ std::string cuda_version_of(std::string_view name) {
       }
       return e > dot + 1 && e == v.size() ? std::string(v) : std::string{};
     }
-    const std::size_t u = name.find("64_");
-    if (u == std::string_view::npos) {
-      return {};
-    }
-    std::size_t e = u + 3;
-    while (e < name.size() && is_digit(name[e])) {
-      ++e;
-    }
-    const std::string_view d = name.substr(u + 3, e - u - 3);
+    const std::string_view d = windows_number(name);
     if (d.size() == 3 && d[0] == '1' && d[1] == '0') {
       return "10." + std::string(1, d[2]); // cufft64_100.dll
     }
@@ -814,15 +819,7 @@ std::string cuda_version_of(std::string_view name) {
     }
     return std::string(v);
   }
-  const std::size_t u = name.find("64_");
-  if (u == std::string_view::npos) {
-    return {};
-  }
-  std::size_t e = u + 3;
-  while (e < name.size() && is_digit(name[e])) {
-    ++e;
-  }
-  const std::string_view d = name.substr(u + 3, e - u - 3);
+  const std::string_view d = windows_number(name);
   if (d.size() == 2) {
     const int value = (d[0] - '0') * 10 + (d[1] - '0');
     if (value >= 10 && value <= 19) {
