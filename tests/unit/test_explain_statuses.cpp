@@ -472,5 +472,59 @@ TEST(NvmlStatuses, EachStatusGetsOneAnswerInEveryToolsWording) {
   }
 }
 
+TEST(NcclStatuses, EveryResultOfTheInstalledNcclIsDecided) {
+  const std::filesystem::path header = cuda_include() / "nccl.h";
+  if (!std::filesystem::exists(header)) {
+    GTEST_SKIP() << "no NCCL header at " << header;
+  }
+  // ncclGetErrorString's words for each result (NCCL 2.28.9), and whether explain names a
+  // cause for it. Invalid arguments and usage, an operation still in progress and NCCL's own
+  // internal error are the calling program's or NCCL's, not the machine's.
+  struct Result {
+    const char* text;
+    bool cause;
+  };
+  const std::map<std::string, Result> results = {
+      {"ncclUnhandledCudaError", {"unhandled cuda error (run with NCCL_DEBUG=INFO for details)", true}},
+      {"ncclSystemError", {"unhandled system error (run with NCCL_DEBUG=INFO for details)", true}},
+      {"ncclInternalError", {"internal error - please report this issue to the NCCL developers", false}},
+      {"ncclInvalidArgument", {"invalid argument (run with NCCL_DEBUG=WARN for details)", false}},
+      {"ncclInvalidUsage", {"invalid usage (run with NCCL_DEBUG=WARN for details)", false}},
+      {"ncclRemoteError", {"remote process exited or there was a network error", true}},
+      {"ncclInProgress", {"NCCL operation in progress", false}}};
+  // Only ncclResult_t's enumerators: data types and reduction operators share the prefix.
+  std::ifstream in(header);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  const std::size_t end = s.find("} ncclResult_t;");
+  ASSERT_NE(end, std::string::npos) << "no ncclResult_t in " << header;
+  const std::size_t begin = s.rfind("typedef enum", end);
+  ASSERT_NE(begin, std::string::npos);
+  const std::string block = s.substr(begin, end - begin);
+  const std::regex re("\\b(nccl\\w+)\\s*=\\s*(\\d+)");
+  std::size_t read = 0;
+  for (auto it = std::sregex_iterator(block.begin(), block.end(), re); it != std::sregex_iterator();
+       ++it) {
+    const std::string name = (*it)[1].str();
+    const std::string value = (*it)[2].str();
+    if (name == "ncclSuccess" || name == "ncclNumResults") {
+      continue;
+    }
+    ++read;
+    const auto r = results.find(name);
+    ASSERT_NE(r, results.end()) << name << " (" << value << "): a result not decided here";
+    // As PyTorch's ProcessGroupNCCL and as nccl-tests report it.
+    for (const std::string& line :
+         {std::string("torch.distributed.DistBackendError: NCCL error in: "
+                      "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, ")
+              + r->second.text + ", NCCL version 2.18.6",
+          std::string("NCCL failure common.cu:908 '") + r->second.text + "'"}) {
+      EXPECT_EQ(names_a_cause(line), r->second.cause) << name << ": " << line;
+    }
+  }
+  EXPECT_EQ(read, results.size());
+}
+
 } // namespace
 } // namespace doctor::explain
