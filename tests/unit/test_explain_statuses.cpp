@@ -485,9 +485,11 @@ TEST(NcclStatuses, EveryResultOfTheInstalledNcclIsDecided) {
     bool cause;
   };
   const std::map<std::string, Result> results = {
-      {"ncclUnhandledCudaError", {"unhandled cuda error (run with NCCL_DEBUG=INFO for details)", true}},
+      {"ncclUnhandledCudaError",
+       {"unhandled cuda error (run with NCCL_DEBUG=INFO for details)", true}},
       {"ncclSystemError", {"unhandled system error (run with NCCL_DEBUG=INFO for details)", true}},
-      {"ncclInternalError", {"internal error - please report this issue to the NCCL developers", false}},
+      {"ncclInternalError",
+       {"internal error - please report this issue to the NCCL developers", false}},
       {"ncclInvalidArgument", {"invalid argument (run with NCCL_DEBUG=WARN for details)", false}},
       {"ncclInvalidUsage", {"invalid usage (run with NCCL_DEBUG=WARN for details)", false}},
       {"ncclRemoteError", {"remote process exited or there was a network error", true}},
