@@ -46,6 +46,16 @@ bool names_a_cause(const std::string& line) {
   return res && !res->causes.empty();
 }
 
+// The first cause explain names for `text`, or "" when it names none.
+std::string first_cause(const std::string& text) {
+  const kb::KnowledgeBase& k = statuses_kb();
+  static const SignatureMatcher m(k.signatures(), k.cudnn_library_sets());
+  Analysis a(m);
+  scan_text("report", text, a);
+  auto res = build_result(a, rank(a), k);
+  return res && !res->causes.empty() ? res->causes.front().finding.id : std::string();
+}
+
 std::filesystem::path cuda_include() {
   const char* home = std::getenv("CUDA_HOME");
   return std::filesystem::path(home != nullptr && *home != '\0' ? home : "/usr/local/cuda")
@@ -526,6 +536,23 @@ TEST(NcclStatuses, EveryResultOfTheInstalledNcclIsDecided) {
     }
   }
   EXPECT_EQ(read, results.size());
+}
+
+TEST(NcclStatuses, TheCudaErrorNcclReportsBeforeItIsTheCause) {
+  // Alone, NCCL's "unhandled cuda error" reads as an NCCL built for another CUDA; the CUDA error
+  // NCCL_DEBUG prints before it (a driver too old, no kernel image) is the cause instead.
+  const std::string nccl =
+      "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:31, unhandled cuda "
+      "error, NCCL version 2.7.8\n";
+  EXPECT_EQ(first_cause(nccl), "log.nccl_cuda_call_failed");
+  EXPECT_EQ(first_cause("NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA "
+                        "runtime version'\n"
+                        + nccl),
+            "log.driver_too_old");
+  EXPECT_EQ(first_cause("NCCL WARN Cuda failure 'no kernel image is available for execution on "
+                        "the device'\n"
+                        + nccl),
+            "log.gpu_arch_not_in_build");
 }
 
 } // namespace
