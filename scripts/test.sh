@@ -24,7 +24,12 @@ export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrac
 # The unit tests in one process: ctest starts one process per test, and starting the sanitized
 # binary some 850 times would be most of this stage's time. (Not `ctest --preset ci`: a preset's
 # label filter overrides -LE on the command line.)
-build/ci/tests/unit/doctor_unit_tests --gtest_brief=1
+# In this one process, which loads libsystemd (the journal tests) and libcrypto (the digest
+# tests) at run time, GCC 12's LeakSanitizer reads a garbage dynamic-TLS range at exit and
+# crashes ("DTLS 6 at 0x00000002a97e-...", "Tracer caught signal 11") after every test passed.
+# Not intercepting __tls_get_addr leaves that range out of the leak scan; heap, stacks and static
+# TLS are still scanned.
+ASAN_OPTIONS="$ASAN_OPTIONS:intercept_tls_get_addr=0" build/ci/tests/unit/doctor_unit_tests --gtest_brief=1
 ctest --test-dir build/ci -j "$jobs" --output-on-failure -LE 'gtest|gpu|realistic|fuzz-campaign'
 
 stage "clang-tidy"
