@@ -36,17 +36,8 @@ const kb::KnowledgeBase& statuses_kb() {
   return k;
 }
 
-// Whether explain names a cause for a report that is the one line `line`.
-bool names_a_cause(const std::string& line) {
-  const kb::KnowledgeBase& k = statuses_kb();
-  static const SignatureMatcher m(k.signatures(), k.cudnn_library_sets());
-  Analysis a(m);
-  scan_text("report", line + "\n", a);
-  auto res = build_result(a, rank(a), k);
-  return res && !res->causes.empty();
-}
-
-// The first cause explain names for `text`, or "" when it names none.
+// The first cause explain names for `text`, or "" when it names none. One matcher serves every
+// test here.
 std::string first_cause(const std::string& text) {
   const kb::KnowledgeBase& k = statuses_kb();
   static const SignatureMatcher m(k.signatures(), k.cudnn_library_sets());
@@ -54,6 +45,11 @@ std::string first_cause(const std::string& text) {
   scan_text("report", text, a);
   auto res = build_result(a, rank(a), k);
   return res && !res->causes.empty() ? res->causes.front().finding.id : std::string();
+}
+
+// Whether explain names a cause for a report that is the one line `line`.
+bool names_a_cause(const std::string& line) {
+  return !first_cause(line + "\n").empty();
 }
 
 std::filesystem::path cuda_include() {
