@@ -705,19 +705,22 @@ void refine_named_dependency(std::vector<RankedCause>& causes, const Analysis& a
          from < text.size() && file->search(text.substr(from), &m) && m.end > m.begin;
          from += m.end) {
       const std::string name = util::to_lower(text.substr(from + m.begin, m.end - m.begin));
-      const LibraryIdentity id = classify_library(name, analysis.matcher().cudnn_sets());
-      std::string_view finding;
-      if (id.role == LibraryRole::cuda_runtime || id.role == LibraryRole::cuda_library) {
-        finding = kb::ids::k_log_cuda_library_not_found;
-      } else if (id.role == LibraryRole::cudnn) {
-        finding = kb::ids::k_log_cudnn_not_found;
-      } else if (id.role == LibraryRole::cudnn_sublibrary) {
-        finding = kb::ids::k_log_cudnn_sublibrary_missing;
-      } else {
+      const LibraryRole role = classify_library(name, analysis.matcher().cudnn_sets()).role;
+      if (role != LibraryRole::cuda_runtime && role != LibraryRole::cuda_library
+          && role != LibraryRole::cudnn && role != LibraryRole::cudnn_sublibrary) {
+        continue;
+      }
+      // The loader rules say what that library's absence means, as for a message naming it.
+      LoadFailure missing;
+      missing.library = name;
+      missing.kind = LoadErrorKind::not_found;
+      missing.windows = name.ends_with(".dll");
+      const auto rule = analysis.matcher().loader_rule(missing);
+      if (!rule) {
         continue;
       }
       RankedCause c;
-      c.finding = std::string(finding);
+      c.finding = analysis.matcher().signatures()[*rule].finding;
       c.confidence = std::min(95, causes.front().confidence + 5);
       c.fields = {{"lib", name}};
       c.lines.push_back(shown_line(line));
