@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // crash::analyse: observations read through the built-in catalogues, folded and linked.
+#include "support/builtin_kb.hpp"
 #include "support/test_paths.hpp"
 
 #include <doctor/crash/analysis.hpp>
@@ -20,15 +21,6 @@
 
 namespace doctor::crash {
 namespace {
-
-const kb::KnowledgeBase& builtin() {
-  static const kb::KnowledgeBase k = [] {
-    auto loaded = kb::KnowledgeBase::load_embedded();
-    EXPECT_TRUE(loaded.has_value()) << (loaded ? "" : loaded.error().message);
-    return loaded ? std::move(*loaded) : kb::KnowledgeBase();
-  }();
-  return k;
-}
 
 constexpr std::int64_t k_s = 1000000;
 
@@ -80,7 +72,7 @@ std::string read_fixture(const std::string& name) {
 // The incidents of a fixture of tests/unit/data/crash (real lines and real event shapes; the
 // README.md next to each names its sources), read by the recognisers as collection does.
 std::vector<Incident> kernel_fixture(const std::string& name,
-                                     const kb::KnowledgeBase& kb = builtin()) {
+                                     const kb::KnowledgeBase& kb = test::builtin_kb()) {
   const std::string text = read_fixture("kernel/" + name);
   return analyse(observe_kernel_lines(formats::read_kernel_log(text, name)), kb, {});
 }
@@ -89,7 +81,8 @@ std::vector<Incident> event_fixture(const std::string& name) {
   const std::string text = read_fixture("events/" + name);
   auto records = formats::parse_event_xml(text, name);
   EXPECT_TRUE(records) << (records ? "" : records.error().message);
-  return analyse(records ? observe_events(*records) : std::vector<Observation>{}, builtin(), {});
+  return analyse(
+      records ? observe_events(*records) : std::vector<Observation>{}, test::builtin_kb(), {});
 }
 
 const Incident* find_incident(const std::vector<Incident>& incidents,
@@ -110,7 +103,7 @@ bool has_note(const Incident& i, std::string_view part) {
 }
 
 TEST(CrashAnalysis, XidReadThroughTheCatalogue) {
-  const auto incidents = analyse({xid("79", 100, "0000:41:00")}, builtin(), {});
+  const auto incidents = analyse({xid("79", 100, "0000:41:00")}, test::builtin_kb(), {});
   ASSERT_EQ(incidents.size(), 1U);
   const Incident& i = incidents[0];
   EXPECT_EQ(i.kind, ObservationKind::xid);
@@ -131,7 +124,7 @@ TEST(CrashAnalysis, BurstsFoldAndSecondaryXidsFollowTheirRoot) {
       xid("45", 101, "0000:41:00", "7"),
       xid("13", 1200, "0000:41:00", "8"), // a second burst, 18 minutes later
   };
-  const auto incidents = analyse(obs, builtin(), {});
+  const auto incidents = analyse(obs, test::builtin_kb(), {});
   ASSERT_EQ(incidents.size(), 3U);
   EXPECT_EQ(incidents[0].count, 3U);
   EXPECT_EQ(incidents[1].code, "45");
@@ -146,14 +139,14 @@ TEST(CrashAnalysis, RepeatsWithinMinutesFoldButCrashesDoNot) {
   std::vector<Observation> obs = {xid("119", 100, "0000:9b:00", "1"),
                                   xid("119", 106, "0000:9b:00", "1"),
                                   xid("119", 400, "0000:9b:00", "2")};
-  const auto incidents = analyse(obs, builtin(), {});
+  const auto incidents = analyse(obs, test::builtin_kb(), {});
   ASSERT_EQ(incidents.size(), 1U);
   EXPECT_EQ(incidents[0].count, 3U);
   EXPECT_EQ(incidents[0].last.uptime_usec, 400 * k_s);
   std::vector<Observation> crashes = {
       windows(ObservationKind::app_crash, "0xc0000005", 1000, "Application.xml", "1000"),
       windows(ObservationKind::app_crash, "0xc0000005", 1060, "Application.xml", "1000")};
-  EXPECT_EQ(analyse(crashes, builtin(), {}).size(), 2U);
+  EXPECT_EQ(analyse(crashes, test::builtin_kb(), {}).size(), 2U);
 }
 
 TEST(CrashAnalysis, CausedByPreviousXidLinksToThatXid) {
@@ -162,7 +155,7 @@ TEST(CrashAnalysis, CausedByPreviousXidLinksToThatXid) {
       xid("31", 20, "0000:dc:00", "5"),
       xid("45", 200, "0000:dc:00", "9", "149"),
   };
-  const auto incidents = analyse(obs, builtin(), {});
+  const auto incidents = analyse(obs, test::builtin_kb(), {});
   ASSERT_EQ(incidents.size(), 3U);
   ASSERT_TRUE(incidents[2].consequence_of.has_value());
   EXPECT_EQ(*incidents[2].consequence_of, 0U) << "follows Xid 149, not the nearer Xid 31";
@@ -175,7 +168,7 @@ TEST(CrashAnalysis, SameAppXidFromManyProcessesSuspectsTheGpu) {
       xid("31", 2000, "0000:db:00", "300"),
       xid("31", 3000, "0000:3b:00", "400"),
   };
-  const auto incidents = analyse(obs, builtin(), {});
+  const auto incidents = analyse(obs, test::builtin_kb(), {});
   ASSERT_EQ(incidents.size(), 3U) << "the first two fold into one incident";
   EXPECT_EQ(incidents[0].count, 2U);
   EXPECT_EQ(incidents[0].cause_class, CauseClass::hardware_unstable);
@@ -195,7 +188,7 @@ TEST(CrashAnalysis, OneWindowsCrashFromThreeRecordsIsOneIncident) {
       windows(ObservationKind::unexpected_shutdown, "6008", 1195, "System.xml", "6008"),
       dump,
   };
-  const auto incidents = analyse(obs, builtin(), {});
+  const auto incidents = analyse(obs, test::builtin_kb(), {});
   ASSERT_EQ(incidents.size(), 1U);
   const Incident& i = incidents[0];
   EXPECT_EQ(i.count, 4U);
@@ -211,13 +204,13 @@ TEST(CrashAnalysis, TwoCrashesWithTheSameCodeStayTwo) {
       windows(ObservationKind::bugcheck, "0x116", 1000, "System.xml", "1001"),
       windows(ObservationKind::bugcheck, "0x116", 1600, "System.xml", "1001"),
   };
-  EXPECT_EQ(analyse(obs, builtin(), {}).size(), 2U);
+  EXPECT_EQ(analyse(obs, test::builtin_kb(), {}).size(), 2U);
 }
 
 TEST(CrashAnalysis, PowerLossWithoutBugCheckPointsAtPower) {
   Observation o = windows(ObservationKind::power_loss, "41", 5000, "System.xml", "41");
   o.set("power_button_timestamp", "0");
-  const auto incidents = analyse({o}, builtin(), {});
+  const auto incidents = analyse({o}, test::builtin_kb(), {});
   ASSERT_EQ(incidents.size(), 1U);
   EXPECT_EQ(incidents[0].cause_class, CauseClass::hardware_unstable);
   EXPECT_EQ(incidents[0].finding, "log.unexpected_power_loss");
@@ -232,7 +225,7 @@ TEST(CrashAnalysis, RepeatedTdrsMeetTheMachinesTdrDelay) {
   };
   MachineContext machine;
   machine.tdr_settings_read = true; // TdrDelay absent: the 2 s default
-  const auto incidents = analyse(obs, builtin(), machine);
+  const auto incidents = analyse(obs, test::builtin_kb(), machine);
   ASSERT_EQ(incidents.size(), 2U);
   const auto& notes = incidents[1].notes;
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
@@ -249,7 +242,7 @@ TEST(CrashAnalysis, DifferentStopCodesWithoutADriverSuspectHardware) {
       windows(ObservationKind::bugcheck, "0x1a", 1000, "a.dmp"),
       windows(ObservationKind::bugcheck, "0x50", 90000, "b.dmp"),
   };
-  const auto incidents = analyse(obs, builtin(), {});
+  const auto incidents = analyse(obs, test::builtin_kb(), {});
   ASSERT_EQ(incidents.size(), 2U);
   EXPECT_TRUE(
       std::any_of(incidents[0].notes.begin(), incidents[0].notes.end(), [](const std::string& n) {
@@ -263,7 +256,7 @@ TEST(CrashAnalysis, AppCrashNamesTheGpuModule) {
   o.set("process", "python.exe");
   o.set("module", "cudnn_cnn_infer64_8.dll");
   o.set("offset", "0x1a2b3");
-  const auto incidents = analyse({o}, builtin(), {});
+  const auto incidents = analyse({o}, test::builtin_kb(), {});
   ASSERT_EQ(incidents.size(), 1U);
   EXPECT_NE(incidents[0].title.find("python.exe crashed in cudnn_cnn_infer64_8.dll (cuDNN)"),
             std::string::npos)
@@ -279,7 +272,7 @@ TEST(CrashAnalysis, PcieErrorsBeforeALostGpuAreNoted) {
   aer.when.boot = "b1";
   aer.origin = {"kern.log", "line 1"};
   aer.set("severity", "Corrected");
-  const auto incidents = analyse({aer, xid("79", 100, "0000:41:00")}, builtin(), {});
+  const auto incidents = analyse({aer, xid("79", 100, "0000:41:00")}, test::builtin_kb(), {});
   ASSERT_EQ(incidents.size(), 2U);
   EXPECT_EQ(incidents[0].cause_class, CauseClass::hardware_unstable);
   EXPECT_TRUE(
@@ -369,7 +362,7 @@ TEST(CrashAnalysis, IncidentTakesThePlatformOfItsObservation) {
                   "[ 5.000000] python3[4242]: segfault at 0 ip 00007f12 sp 00007ffd error 4 in "
                   "libcudnn_cnn_infer.so.8[7f0000000000+1000]\n",
                   "kern.log")),
-              builtin(),
+              test::builtin_kb(),
               {});
   ASSERT_EQ(linux_crash.size(), 1U);
   EXPECT_EQ(linux_crash[0].kind, ObservationKind::app_crash);
@@ -381,7 +374,7 @@ TEST(CrashAnalysis, IncidentTakesThePlatformOfItsObservation) {
   // Nothing is guessed from the kind: an observation's own platform is kept.
   Observation odd = xid("13", 1, "0000:01:00");
   odd.platform = Platform::windows;
-  EXPECT_EQ(analyse({odd}, builtin(), {})[0].platform, "windows");
+  EXPECT_EQ(analyse({odd}, test::builtin_kb(), {})[0].platform, "windows");
 }
 
 // The Xid → finding mapping is data: editing xid.json's category_findings and a row's own
@@ -413,14 +406,14 @@ TEST(CrashAnalysis, XidFindingsComeFromTheCatalogue) {
   ASSERT_EQ(incidents.size(), 2U);
   EXPECT_EQ(incidents[0].finding, "log.gpu_memory_error");
   EXPECT_EQ(incidents[1].finding, "crash.gpu_driver_error") << "79 now takes bus_power's";
-  EXPECT_EQ(analyse({xid("79", 100, "0000:02:00")}, builtin(), {})[0].finding,
+  EXPECT_EQ(analyse({xid("79", 100, "0000:02:00")}, test::builtin_kb(), {})[0].finding,
             "log.gpu_fallen_off_bus");
 }
 
 TEST(CrashAnalysis, EveryIncidentFindingExists) {
-  const std::vector<std::string> ids = incident_finding_ids(builtin());
+  const std::vector<std::string> ids = incident_finding_ids(test::builtin_kb());
   for (const std::string& id : ids) {
-    EXPECT_NE(builtin().finding(id), nullptr) << id;
+    EXPECT_NE(test::builtin_kb().finding(id), nullptr) << id;
   }
   // The Xid catalogue's own findings are among them.
   EXPECT_NE(std::find(ids.begin(), ids.end(), "log.gpu_memory_error"), ids.end());

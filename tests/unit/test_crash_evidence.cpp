@@ -2,6 +2,7 @@
 // Crash evidence collection over fake machine trees: what each examined OS keeps is found, and
 // every read stays inside the examined root. An absolute link in an image's /var/log names the
 // image's own file at that path: the host's file there must never be read.
+#include "support/builtin_kb.hpp"
 #include "support/temp_tree.hpp"
 
 #include <doctor/collect/crash_evidence.hpp>
@@ -17,15 +18,6 @@ namespace doctor::collect {
 namespace {
 
 using test::TempDir;
-
-const kb::KnowledgeBase& builtin() {
-  static const kb::KnowledgeBase k = [] {
-    auto loaded = kb::KnowledgeBase::load_embedded();
-    EXPECT_TRUE(loaded.has_value()) << (loaded ? "" : loaded.error().message);
-    return loaded ? std::move(*loaded) : kb::KnowledgeBase();
-  }();
-  return k;
-}
 
 // Real-shaped Xid lines (research anchors-crash-forensics.md 7.1 rows 21 and 3): the host's
 // copy names a GPU the image's copy does not, so a leak shows as that GPU.
@@ -74,7 +66,7 @@ TEST(CrashEvidence, AbsoluteLinkInVarLogIsFollowedInsideTheImage) {
   test::write_file(m.in_image(host_log), k_image_line);
   test::make_symlink(host_log.string(), m.image / "var/log/kern.log");
 
-  const crash::Collected c = collect_machine(m.root(), builtin());
+  const crash::Collected c = collect_machine(m.root(), test::builtin_kb());
   EXPECT_EQ(gpus(c), std::vector<std::string>{"0000:cb:00"});
   const crash::SourceStatus* s = source(c, "/var/log/kern.log");
   ASSERT_NE(s, nullptr);
@@ -88,7 +80,7 @@ TEST(CrashEvidence, LinkToAHostFileTheImageLacksIsUnreadable) {
   Machine m;
   test::mkdirs(m.image / "var/log");
   test::make_symlink("/etc/hostname", m.image / "var/log/kern.log");
-  const crash::Collected c = collect_machine(m.root(), builtin());
+  const crash::Collected c = collect_machine(m.root(), test::builtin_kb());
   EXPECT_TRUE(c.observations.empty());
   const crash::SourceStatus* s = source(c, "/var/log/kern.log");
   ASSERT_NE(s, nullptr);
@@ -102,7 +94,7 @@ TEST(CrashEvidence, VarLogItselfALinkStaysInTheImage) {
   test::write_file(m.host / "log/kern.log", k_host_line);
   test::write_file(m.in_image(m.host / "log/kern.log"), k_image_line);
   test::make_symlink((m.host / "log").string(), m.image / "var/log");
-  const crash::Collected c = collect_machine(m.root(), builtin());
+  const crash::Collected c = collect_machine(m.root(), test::builtin_kb());
   EXPECT_EQ(gpus(c), std::vector<std::string>{"0000:cb:00"});
 }
 
@@ -111,7 +103,7 @@ TEST(CrashEvidence, KdumpDirectoryLinkStaysInTheImage) {
   test::write_file(m.host / "crash/202501251034/dmesg.202501251034", k_host_line);
   test::write_file(m.in_image(m.host / "crash/202501251034/dmesg.202501251034"), k_image_line);
   test::make_symlink((m.host / "crash").string(), m.image / "var/crash");
-  const crash::Collected c = collect_machine(m.root(), builtin());
+  const crash::Collected c = collect_machine(m.root(), test::builtin_kb());
   EXPECT_EQ(gpus(c), std::vector<std::string>{"0000:cb:00"});
   ASSERT_EQ(c.observations.size(), 1U);
   EXPECT_EQ(c.observations[0].origin.source, "/var/crash/202501251034/dmesg.202501251034");
@@ -142,7 +134,7 @@ TEST(CrashEvidence, WindowsDiskEventLogLinkStaysInTheImage) {
   test::mkdirs(m.image / "Windows/System32/winevt/Logs");
   test::make_symlink((m.host / "System.evtx").string(),
                      m.image / "Windows/System32/winevt/Logs/System.evtx");
-  const crash::Collected c = collect_machine(m.root(), builtin());
+  const crash::Collected c = collect_machine(m.root(), test::builtin_kb());
   ASSERT_EQ(c.observations.size(), 1U);
   EXPECT_EQ(c.observations[0].kind, crash::ObservationKind::unexpected_shutdown);
   EXPECT_EQ(c.observations[0].platform, crash::Platform::windows);
@@ -156,7 +148,7 @@ TEST(CrashEvidence, LinuxTreeSourcesAndRotationOrder) {
   test::write_file(m.image / "var/log/kern.log.1", k_image_line);
   test::write_file(m.image / "var/log/kern.log", "Aug 31 00:00:00 image kernel: nothing\n");
   test::write_file(m.image / "var/log/syslog", k_host_line); // kern.log is there: not read
-  const crash::Collected c = collect_machine(m.root(), builtin());
+  const crash::Collected c = collect_machine(m.root(), test::builtin_kb());
   std::vector<std::string> read;
   for (const crash::SourceStatus& s : c.sources) {
     if (s.status == "read") {
@@ -176,7 +168,7 @@ TEST(CrashEvidence, WindowsTreeIsChosenByItsSystem32) {
   Machine m;
   test::write_file(m.image / "Windows/System32/winevt/Logs/System.evtx", k_image_event);
   test::write_file(m.image / "var/log/kern.log", k_image_line); // not a Linux tree's evidence
-  const crash::Collected c = collect_machine(m.root(), builtin());
+  const crash::Collected c = collect_machine(m.root(), test::builtin_kb());
   EXPECT_EQ(source(c, "/var/log/kern.log"), nullptr);
   ASSERT_NE(source(c, "/Windows/Minidump"), nullptr);
   EXPECT_EQ(source(c, "/Windows/Minidump")->status, "absent");

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The built-in error signatures (data/kb/signatures.json) and how the knowledge base validates
 // an edited signatures file.
+#include "support/builtin_kb.hpp"
+
 #include <doctor/explain/analysis.hpp>
 #include <doctor/explain/matcher.hpp>
 #include <doctor/explain/scan.hpp>
@@ -17,17 +19,8 @@
 namespace doctor::kb {
 namespace {
 
-const KnowledgeBase& builtin() {
-  static const KnowledgeBase k = [] {
-    auto loaded = KnowledgeBase::load_embedded();
-    EXPECT_TRUE(loaded.has_value()) << (loaded ? "" : loaded.error().message);
-    return loaded ? std::move(*loaded) : KnowledgeBase();
-  }();
-  return k;
-}
-
 TEST(ExplainKb, SignaturesCoverEveryLogFinding) {
-  const auto& sigs = builtin().signatures();
+  const auto& sigs = test::builtin_kb().signatures();
   EXPECT_GE(sigs.size(), 60U);
   // A finding is reachable when a signature names it, as its finding, its likely cause or one of
   // its alternatives (log.dll_init_failed is the other reading of a DLL's failed start-up).
@@ -45,7 +38,7 @@ TEST(ExplainKb, SignaturesCoverEveryLogFinding) {
   for (std::string_view id : doctor::explain::refinement_finding_ids()) {
     refined.insert(std::string(id));
   }
-  for (const FindingTemplate& f : builtin().findings()) {
+  for (const FindingTemplate& f : test::builtin_kb().findings()) {
     if (f.id.rfind("log.", 0) == 0 && refined.count(f.id) == 0) {
       EXPECT_EQ(named.count(f.id), 1U) << f.id << " is named by no signature";
     }
@@ -59,11 +52,11 @@ TEST(ExplainKb, SignaturesCoverEveryLogFinding) {
 }
 
 TEST(ExplainKb, EveryExampleMatchesItsOwnPatterns) {
-  EXPECT_EQ(unmatched_examples(builtin().signatures()), std::vector<std::string>{});
+  EXPECT_EQ(unmatched_examples(test::builtin_kb().signatures()), std::vector<std::string>{});
 }
 
 TEST(ExplainKb, RolesAreConsistent) {
-  for (const Signature& s : builtin().signatures()) {
+  for (const Signature& s : test::builtin_kb().signatures()) {
     if (s.role == SignatureRole::noise) {
       EXPECT_EQ(s.finding, "log.harmless_noise") << s.id;
     }
@@ -80,8 +73,8 @@ TEST(ExplainKb, RolesAreConsistent) {
 // An example of a cause, run through the whole matcher, names that cause (or a more specific one
 // that matches the same line), and no noise signature matches it.
 TEST(ExplainKb, CauseExamplesAreNotNoise) {
-  const auto& sigs = builtin().signatures();
-  explain::SignatureMatcher matcher(sigs, builtin().cudnn_library_sets());
+  const auto& sigs = test::builtin_kb().signatures();
+  explain::SignatureMatcher matcher(sigs, test::builtin_kb().cudnn_library_sets());
   std::vector<explain::LineMatch> out;
   std::vector<std::uint32_t> scratch;
   for (const Signature& s : sigs) {
@@ -115,8 +108,8 @@ TEST(ExplainKb, CauseExamplesAreNotNoise) {
 // Each example of a loader rule is read by the loader parser and decided by that rule: the rows
 // above it do not take it first.
 TEST(ExplainKb, LoaderRuleExamplesReachTheirRule) {
-  const auto& sigs = builtin().signatures();
-  explain::SignatureMatcher matcher(sigs, builtin().cudnn_library_sets());
+  const auto& sigs = test::builtin_kb().signatures();
+  explain::SignatureMatcher matcher(sigs, test::builtin_kb().cudnn_library_sets());
   std::size_t rules = 0;
   for (std::size_t i = 0; i < sigs.size(); ++i) {
     if (!sigs[i].loader) {
@@ -219,7 +212,8 @@ TEST(ExplainKb, EditedSignaturesAreValidated) {
 TEST(ExplainKb, BuiltinLiteralsKeepThePrefilterStride) {
   // The sampled prefilter steps by the shortest literal less 3: a signature literal (or loader
   // trigger) under 7 bytes would make it look at more bytes of every log. Lengthen the literal.
-  explain::SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  explain::SignatureMatcher m(test::builtin_kb().signatures(),
+                              test::builtin_kb().cudnn_library_sets());
   EXPECT_GE(m.literals().stride(), 4U);
 }
 
@@ -228,7 +222,8 @@ TEST(ExplainKb, OrdinaryTrainingLinesAreNotCandidates) {
   // literals. A literal that such lines do hold ("runtime", which every TensorFlow
   // common_runtime line has) makes explain run the signatures' regexes on most of a log: ten
   // times slower on bench/bench_explain.py's log. These are that log's line shapes.
-  explain::SignatureMatcher matcher(builtin().signatures(), builtin().cudnn_library_sets());
+  explain::SignatureMatcher matcher(test::builtin_kb().signatures(),
+                                    test::builtin_kb().cudnn_library_sets());
   const std::string lines[] = {
       "Epoch 3/200 1250/5000 [=======>......................] - ETA: 4:31 - loss: 0.4123 - "
       "accuracy: 0.8812",
@@ -288,7 +283,8 @@ TEST(ExplainKb, AnAlternativeOfOnePlatformIsLeftOutOfAnotherPlatformsLog) {
   // "A Mac has no CUDA" is an alternative of "Torch not compiled with CUDA enabled" only while
   // the log does not say it comes from Windows or Linux.
   auto alternatives = [](const std::string& text) {
-    explain::SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+    explain::SignatureMatcher m(test::builtin_kb().signatures(),
+                                test::builtin_kb().cudnn_library_sets());
     explain::Analysis a(m);
     explain::scan_text("t", text, a);
     const explain::Ranking r = explain::rank(a);
@@ -321,7 +317,8 @@ TEST(ExplainKb, AnAlternativeOfOnePlatformIsLeftOutOfAnotherPlatformsLog) {
 
 TEST(ExplainKb, AnAmbiguousStatusAloneLeadsWithItsLikelyCause) {
   auto ranked = [](const std::string& text) {
-    explain::SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+    explain::SignatureMatcher m(test::builtin_kb().signatures(),
+                                test::builtin_kb().cudnn_library_sets());
     explain::Analysis a(m);
     explain::scan_text("t", text, a);
     return explain::rank(a);

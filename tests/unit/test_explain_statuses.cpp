@@ -4,6 +4,8 @@
 // API (an invalid argument, a stream-capture rule, a profiler state), which no change to the
 // machine fixes. The statuses are read from the real headers (CUDA_HOME, else /usr/local/cuda),
 // so a toolkit that adds a status fails here until the status is decided.
+#include "support/builtin_kb.hpp"
+
 #include <doctor/explain/analysis.hpp>
 #include <doctor/explain/matcher.hpp>
 #include <doctor/explain/result.hpp>
@@ -27,19 +29,10 @@
 namespace doctor::explain {
 namespace {
 
-const kb::KnowledgeBase& statuses_kb() {
-  static const kb::KnowledgeBase k = [] {
-    auto loaded = kb::KnowledgeBase::load_embedded();
-    EXPECT_TRUE(loaded.has_value());
-    return loaded ? std::move(*loaded) : kb::KnowledgeBase();
-  }();
-  return k;
-}
-
 // The first cause explain names for `text`, or "" when it names none. One matcher serves every
 // test here.
 std::string first_cause(const std::string& text) {
-  const kb::KnowledgeBase& k = statuses_kb();
+  const kb::KnowledgeBase& k = test::builtin_kb();
   static const SignatureMatcher m(k.signatures(), k.cudnn_library_sets());
   Analysis a(m);
   scan_text("report", text, a);

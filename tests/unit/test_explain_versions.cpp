@@ -2,6 +2,8 @@
 // The CUDA and cuDNN versions a report names (explain/versions.hpp), and the refinement that
 // turns a versioned library failure plus another release named in the report into a version
 // mismatch, with the real knowledge base.
+#include "support/builtin_kb.hpp"
+
 #include <doctor/explain/analysis.hpp>
 #include <doctor/explain/loader_message.hpp>
 #include <doctor/explain/matcher.hpp>
@@ -113,25 +115,16 @@ TEST(VersionMentions, CudnnNumbersAndCudaReleases) {
   EXPECT_FALSE(same_cuda_release("7.5", "8.0"));
 }
 
-const kb::KnowledgeBase& builtin() {
-  static const kb::KnowledgeBase k = [] {
-    auto loaded = kb::KnowledgeBase::load_embedded();
-    EXPECT_TRUE(loaded.has_value());
-    return loaded ? std::move(*loaded) : kb::KnowledgeBase();
-  }();
-  return k;
-}
-
 // The first cause's finding id and its params.
 std::pair<std::string, std::vector<std::pair<std::string, std::string>>>
 explain_first(const std::string& text, bool fast) {
-  SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  SignatureMatcher m(test::builtin_kb().signatures(), test::builtin_kb().cudnn_library_sets());
   Analysis a(m);
   ScanOptions o;
   o.fast_path = fast;
   scan_text("report", text, a, o);
   const Ranking r = rank(a);
-  auto res = build_result(a, r, builtin());
+  auto res = build_result(a, r, test::builtin_kb());
   if (!res || res->causes.empty()) {
     return {};
   }
@@ -183,10 +176,10 @@ TEST(FrameworkMentions, PyTorchWheelVersionsInTheirWordings) {
 // The first cause's finding id and its params, with the knowledge base's compatibility tables.
 std::pair<std::string, std::vector<std::pair<std::string, std::string>>>
 explain_first_with_tables(const std::string& text) {
-  SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  SignatureMatcher m(test::builtin_kb().signatures(), test::builtin_kb().cudnn_library_sets());
   Analysis a(m);
   scan_text("report", text, a);
-  auto res = build_result(a, rank(a, &builtin().compat()), builtin());
+  auto res = build_result(a, rank(a, &test::builtin_kb().compat()), test::builtin_kb());
   if (!res || res->causes.empty()) {
     return {};
   }
@@ -199,10 +192,10 @@ TEST(VersionRefinement, ADriverTooOldForACudaComponentMayBeTheWrongBuild) {
   const std::string report =
       "| NVIDIA-SMI 470.199.02   Driver Version: 470.161.03   CUDA Version: 11.4     |\n"
       "libcudnn8/unknown,now 8.9.3.28-1+cuda12.1 amd64 [installed]\n";
-  SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  SignatureMatcher m(test::builtin_kb().signatures(), test::builtin_kb().cudnn_library_sets());
   Analysis a(m);
   scan_text("report", report, a);
-  auto res = build_result(a, rank(a), builtin());
+  auto res = build_result(a, rank(a), test::builtin_kb());
   ASSERT_TRUE(res.has_value());
   ASSERT_FALSE(res->causes.empty());
   EXPECT_EQ(res->causes.front().finding.id, "log.driver_too_old");
@@ -300,11 +293,11 @@ TEST(NvccRefinement, ANamedToolkitThatServesTheArchitectureMeansAnotherNvccRan) 
 
 TEST(NvccRefinement, ADroppedArchitectureIsDecidedByTheReleasesNamed) {
   const std::string error = "nvcc fatal : Unsupported gpu architecture 'compute_35'\n";
-  SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  SignatureMatcher m(test::builtin_kb().signatures(), test::builtin_kb().cudnn_library_sets());
   auto first = [&](const std::string& text) {
     Analysis a(m);
     scan_text("report", text, a);
-    auto res = build_result(a, rank(a, &builtin().compat()), builtin());
+    auto res = build_result(a, rank(a, &test::builtin_kb().compat()), test::builtin_kb());
     EXPECT_TRUE(res && !res->causes.empty()) << text;
     return res ? res->causes.front() : ExplainedCause{};
   };
@@ -373,12 +366,12 @@ TEST(TwoLineLoadFailure, TheSystemMessageOnTheNextLineDecides) {
   }
   for (const std::string& report : {pair, filler + pair}) {
     for (bool fast : {true, false}) {
-      SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+      SignatureMatcher m(test::builtin_kb().signatures(), test::builtin_kb().cudnn_library_sets());
       Analysis a(m);
       ScanOptions o;
       o.fast_path = fast;
       scan_text("report", report, a, o);
-      auto res = build_result(a, rank(a), builtin());
+      auto res = build_result(a, rank(a), test::builtin_kb());
       ASSERT_TRUE(res.has_value());
       ASSERT_EQ(res->causes.size(), 1U) << "fast " << fast;
       EXPECT_EQ(res->causes.front().finding.id, "log.library_access_denied");
@@ -561,10 +554,10 @@ TEST(VersionRefinement, TheDriverMinimumIsThePlatformsOwn) {
       "log.cuda_library_not_found");
   // The minimum a "driver too old" among the causes names, or "" when there is none.
   const auto needed = [](const std::string& text) {
-    SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+    SignatureMatcher m(test::builtin_kb().signatures(), test::builtin_kb().cudnn_library_sets());
     Analysis a(m);
     scan_text("report", text, a);
-    const Ranking r = rank(a, &builtin().compat());
+    const Ranking r = rank(a, &test::builtin_kb().compat());
     const auto c = std::find_if(r.causes.begin(), r.causes.end(), [](const RankedCause& rc) {
       return rc.finding == "log.driver_too_old";
     });
@@ -727,10 +720,10 @@ TEST(LoaderRules, WhichLibraryFailedDecidesTheCause) {
               "");
   }
   // "The driver is too old" in words has not the missing entry point's other readings.
-  SignatureMatcher m(builtin().signatures(), builtin().cudnn_library_sets());
+  SignatureMatcher m(test::builtin_kb().signatures(), test::builtin_kb().cudnn_library_sets());
   Analysis a(m);
   scan_text("report", "The NVIDIA driver on your system is too old (found version 8000)\n", a);
-  auto res = build_result(a, rank(a), builtin());
+  auto res = build_result(a, rank(a), test::builtin_kb());
   ASSERT_TRUE(res && !res->causes.empty());
   EXPECT_EQ(res->causes.front().finding.id, "log.driver_too_old");
   EXPECT_TRUE(res->causes.front().alternatives.empty());
