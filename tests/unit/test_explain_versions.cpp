@@ -236,6 +236,16 @@ TEST(GpuRefinement, AGpuNewerThanTheCuda) {
   EXPECT_EQ(field(fields, "first_cuda"), "10.0");
 }
 
+TEST(GpuRefinement, AMessageThatNamesItsCauseComesFirst) {
+  // A GPU model and a CUDA release named in one report are an inference; the assembler's own
+  // words (PTX newer than the driver's JIT) are the message. The inference stays, second.
+  const std::string report =
+      "It runs on the RTX 2080 box only after going back to cudatoolkit 9.0\n"
+      "ptxas application ptx input, line 9; fatal   : Unsupported .version 6.3; current version "
+      "is '6.1'\n";
+  EXPECT_EQ(explain_first_with_tables(report).first, "log.driver_too_old");
+}
+
 TEST(GpuRefinement, AGpuDroppedByTheCuda) {
   const auto [id, fields] = explain_first_with_tables(
       "GPU: Tesla K80\ntorch==2.1.0+cu121\n"

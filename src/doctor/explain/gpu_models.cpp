@@ -268,7 +268,7 @@ gpu_outside_cuda(const std::vector<const EvidenceLine*>& lines,
         RankedCause c;
         c.finding = std::string(newer ? kb::ids::k_log_gpu_newer_than_cuda
                                       : kb::ids::k_log_gpu_dropped_by_cuda);
-        c.confidence = 82;
+        c.confidence = 74;
         std::string ccs;
         for (const Version& cc : g.ccs) {
           ccs += (ccs.empty() ? "" : " or ") + cc.str();
