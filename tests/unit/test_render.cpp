@@ -62,6 +62,40 @@ TEST(render, missing_parameter_or_unknown_id_is_an_error) {
   EXPECT_FALSE(kb::render(kb, d));
 }
 
+TEST(render, fixes_for_each_platform_say_so_and_quote_for_their_shell) {
+  const std::string manifest =
+      R"({"spec": "cudnn-doctor-kb/1", "kind": "manifest", "version": "t"})";
+  const std::string sets = R"({"spec": "cudnn-doctor-kb/1", "kind": "library_sets", "cudnn": []})";
+  const std::string findings = R"({"spec": "cudnn-doctor-kb/1", "kind": "findings", "findings": [
+    {"id": "t.two", "title": "Two", "severity": "error", "cause_class": "file.corrupt",
+     "family": "damaged_files", "params": ["dir"], "message": "m",
+     "fixes": [{"text": "List the folder.", "command": "dir {dir}", "when": "windows"},
+               {"text": "List it.", "command": "ls {dir}", "when": "linux"},
+               {"text": "On Windows, look again.", "when": "windows"},
+               {"text": "Everywhere."}],
+     "source": "test"}]})";
+  const auto kb = *kb::KnowledgeBase::load(
+      {{"kb.json", manifest}, {"findings.json", findings}, {"sets.json", sets}});
+  FindingDraft d;
+  d.id = "t.two";
+  d.params = {{"dir", "C:\\Program Files\\a b"}};
+  d.tags = {"windows", "linux"}; // a log whose platform is unknown
+  auto f = kb::render(kb, d);
+  ASSERT_TRUE(f) << f.error().message;
+  ASSERT_EQ(f->fixes.size(), 4U);
+  EXPECT_EQ(f->fixes[0].text, "On Windows: List the folder.");
+  EXPECT_EQ(f->fixes[0].command, "dir \"C:\\Program Files\\a b\"");
+  EXPECT_EQ(f->fixes[1].text, "On Linux: List it.");
+  EXPECT_EQ(f->fixes[1].command, "ls 'C:\\Program Files\\a b'");
+  EXPECT_EQ(f->fixes[2].text, "On Windows, look again.");
+  EXPECT_EQ(f->fixes[3].text, "Everywhere.");
+  d.tags = {"linux"};
+  f = kb::render(kb, d);
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->fixes.size(), 2U);
+  EXPECT_EQ(f->fixes[0].text, "List it.");
+}
+
 TEST(render, parameter_values_are_not_templates) {
   auto out = kb::fill("x {a}", {{"a", "{b} }{"}});
   ASSERT_TRUE(out);

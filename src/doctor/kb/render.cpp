@@ -97,6 +97,45 @@ fill_command(std::string_view text, const Params& params, const CommandParams& c
   return out;
 }
 
+namespace {
+
+bool tagged(const FindingDraft& draft, std::string_view tag) {
+  return std::find(draft.tags.begin(), draft.tags.end(), tag) != draft.tags.end();
+}
+
+// The shell a fix's command is written for: its own, else that of the platform the fix is for (a
+// Windows fix is a cmd.exe command even where the report's platform is unknown and the draft's
+// shell is POSIX; a Linux fix is a POSIX command), else the draft's.
+util::Shell shell_of(const FixTemplate& ft, const FindingDraft& draft) {
+  if (ft.shell) {
+    return *ft.shell;
+  }
+  if (ft.when == "windows" && draft.shell == util::Shell::posix) {
+    return util::Shell::cmd;
+  }
+  if (ft.when == "linux" && draft.shell != util::Shell::posix) {
+    return util::Shell::posix;
+  }
+  return draft.shell;
+}
+
+// Where a draft takes the fixes of both platforms (a log that does not say which it comes from),
+// a fix for one of them says so, unless its text already names it.
+std::string platform_text(const FixTemplate& ft, const FindingDraft& draft, std::string text) {
+  if (!tagged(draft, "windows") || !tagged(draft, "linux")) {
+    return text;
+  }
+  const std::string_view name = ft.when == "windows" ? "Windows"
+                                : ft.when == "linux"   ? "Linux"
+                                                       : "";
+  if (name.empty() || text.find(name) != std::string::npos) {
+    return text;
+  }
+  return fmt::format("On {}: {}", name, text);
+}
+
+} // namespace
+
 Expected<Finding> render(const KnowledgeBase& kb, const FindingDraft& draft) {
   const FindingTemplate* t = kb.finding(draft.id);
   if (t == nullptr) {
@@ -117,8 +156,7 @@ Expected<Finding> render(const KnowledgeBase& kb, const FindingDraft& draft) {
   }
   f.message = std::move(*message);
   for (const FixTemplate& ft : t->fixes) {
-    if (!ft.when.empty()
-        && std::find(draft.tags.begin(), draft.tags.end(), ft.when) == draft.tags.end()) {
+    if (!ft.when.empty() && !tagged(draft, ft.when)) {
       continue;
     }
     auto text = fill(ft.text, draft.params);
@@ -129,13 +167,14 @@ Expected<Finding> render(const KnowledgeBase& kb, const FindingDraft& draft) {
                                     t->id,
                                     !text ? text.error().message : command.error().message));
     }
-    auto line = command->render(ft.shell.value_or(draft.shell));
+    auto line = command->render(shell_of(ft, draft));
     if (!line) {
       // The refusal is part of the advice: the reader learns why there is nothing to paste.
-      f.fixes.push_back(Fix{fmt::format("{} ({}.)", *text, line.error().message), ""});
+      f.fixes.push_back(Fix{
+          fmt::format("{} ({}.)", platform_text(ft, draft, *text), line.error().message), ""});
       continue;
     }
-    f.fixes.push_back(Fix{std::move(*text), std::move(*line)});
+    f.fixes.push_back(Fix{platform_text(ft, draft, std::move(*text)), std::move(*line)});
   }
   return f;
 }
