@@ -126,8 +126,8 @@ std::string platform_text(const FixTemplate& ft, const FindingDraft& draft, std:
     return text;
   }
   const std::string_view name = ft.when == "windows" ? "Windows"
-                                : ft.when == "linux"   ? "Linux"
-                                                       : "";
+                                : ft.when == "linux" ? "Linux"
+                                                     : "";
   if (name.empty() || text.find(name) != std::string::npos) {
     return text;
   }
@@ -170,8 +170,8 @@ Expected<Finding> render(const KnowledgeBase& kb, const FindingDraft& draft) {
     auto line = command->render(shell_of(ft, draft));
     if (!line) {
       // The refusal is part of the advice: the reader learns why there is nothing to paste.
-      f.fixes.push_back(Fix{
-          fmt::format("{} ({}.)", platform_text(ft, draft, *text), line.error().message), ""});
+      f.fixes.push_back(
+          Fix{fmt::format("{} ({}.)", platform_text(ft, draft, *text), line.error().message), ""});
       continue;
     }
     f.fixes.push_back(Fix{platform_text(ft, draft, std::move(*text)), std::move(*line)});
