@@ -229,7 +229,8 @@ constexpr std::string_view k_explain_summary =
 constexpr std::string_view k_explain_footer =
     R"(Inputs: files (UTF-8, UTF-16 with BOM, GBK; CRLF, colour codes and #012 syslog escapes are
 handled; any size, read as a stream), '-' for standard input, or the error text itself as one
-quoted argument.
+quoted argument. Several inputs are read as one report (a log and what was pasted after it),
+or with --each as one report each (many logs, the knowledge base loaded once).
 
 Exit status:
   0  the input was read (whether or not a cause was found)
@@ -242,6 +243,11 @@ void add_explain_options(CLI::App& cmd, ExplainOptions& o) {
       ->type_name("FILE|-|TEXT");
   cmd.add_flag(
       "--no-machine", o.no_machine, "Do not look at this machine: explain from the text alone");
+  cmd.add_flag("--each",
+               o.each,
+               "Explain each input on its own, one report after another (with --format json, "
+               "an array of documents, in the order of the inputs); without it all inputs are "
+               "one report");
   add_output_options(cmd, o.output, {.formats = k_report_formats, .color = true, .file = true});
   add_target_options(cmd, o.target, true);
   // A log path or pasted text may start with '/': never read it as a Windows-style option.

@@ -20,6 +20,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <span>
 #include <system_error>
 
 namespace doctor::cli {
@@ -125,32 +127,62 @@ int run_explain(const ExplainOptions& options) {
   }
   const kb::KnowledgeBase kb = load_kb(options.target, {KbPart::signatures});
   const explain::SignatureMatcher matcher(kb.signatures(), kb.cudnn_library_sets());
-  explain::Analysis analysis(matcher);
-  for (const std::string& arg : options.inputs) {
-    scan_argument(arg, analysis);
-  }
-  const explain::Ranking ranking = explain::rank(analysis, &kb.compat());
-  auto result = explain::build_result(analysis, ranking, kb);
-  if (!result) {
-    throw CommandError{k_exit_internal, result.error().message};
-  }
-  if (options.no_machine) {
-    result->machine = "not used (--no-machine)";
-  } else {
+  // The machine is read once, however many reports are joined with it.
+  std::optional<facts::Facts> facts;
+  std::vector<Finding> findings;
+  std::string label;
+  if (!options.no_machine) {
     const bool from_snapshot = !options.target.snapshot.empty();
-    const facts::Facts facts =
+    facts =
         from_snapshot ? load_snapshot(options.target.snapshot) : collect_facts(options.target, kb);
-    const std::vector<Finding> findings = checks::run_checks(facts, kb, checks::all_checks());
-    std::string label = from_snapshot                    ? "snapshot " + options.target.snapshot
-                        : options.target.sysroot.empty() ? std::string("this machine")
-                                                         : "sysroot " + options.target.sysroot;
-    explain::join_machine(*result, facts, kb, findings, label);
+    findings = checks::run_checks(*facts, kb, checks::all_checks());
+    label = from_snapshot                    ? "snapshot " + options.target.snapshot
+            : options.target.sysroot.empty() ? std::string("this machine")
+                                             : "sysroot " + options.target.sysroot;
   }
   const report::ExplainMeta meta{DOCTOR_VERSION, kb.version()};
   const OutputOptions& out = options.output;
-  write_output(out.file,
-               report::render_explain(
-                   *result, meta, out.format, use_color(out.color, out.format, out.file)));
+  const bool color = use_color(out.color, out.format, out.file);
+  // One report of `args`.
+  auto report_of = [&](std::span<const std::string> args) {
+    explain::Analysis analysis(matcher);
+    for (const std::string& arg : args) {
+      scan_argument(arg, analysis);
+    }
+    const explain::Ranking ranking = explain::rank(analysis, &kb.compat());
+    auto result = explain::build_result(analysis, ranking, kb);
+    if (!result) {
+      throw CommandError{k_exit_internal, result.error().message};
+    }
+    if (facts) {
+      explain::join_machine(*result, *facts, kb, findings, label);
+    } else {
+      result->machine = "not used (--no-machine)";
+    }
+    return report::render_explain(*result, meta, out.format, color);
+  };
+  if (!options.each) {
+    write_output(out.file, report_of(options.inputs));
+    return k_exit_ok;
+  }
+  // --each: the reports one after another; JSON as one array of the documents.
+  const bool json = out.format == report::Format::json;
+  std::string all = json ? "[\n" : "";
+  for (std::size_t i = 0; i < options.inputs.size(); ++i) {
+    std::string one = report_of(std::span<const std::string>(&options.inputs[i], 1));
+    if (json) {
+      while (!one.empty() && one.back() == '\n') {
+        one.pop_back();
+      }
+      all += one + (i + 1 < options.inputs.size() ? ",\n" : "\n");
+    } else {
+      all += (i == 0 ? "" : "\n") + one;
+    }
+  }
+  if (json) {
+    all += "]\n";
+  }
+  write_output(out.file, all);
   return k_exit_ok;
 }
 

@@ -116,6 +116,7 @@ struct ExplainOptions {
   std::vector<std::string> inputs; // files, "-" for standard input, or pasted text
   TargetOptions target;            // the machine joined with the log (--snapshot allowed)
   bool no_machine = false;         // --no-machine
+  bool each = false;               // --each: one report per input instead of one for them all
   OutputOptions output;            // --format text|json|markdown, --color, -o
 };
 
