@@ -127,11 +127,15 @@ int run_explain(const ExplainOptions& options) {
   }
   const kb::KnowledgeBase kb = load_kb(options.target, {KbPart::signatures});
   const explain::SignatureMatcher matcher(kb.signatures(), kb.cudnn_library_sets());
-  // The machine is read once, however many reports are joined with it.
+  // The machine is read once, however many reports are joined with it, and only after the first
+  // input was read: an input that cannot be used is reported before the machine is examined.
   std::optional<facts::Facts> facts;
   std::vector<Finding> findings;
   std::string label;
-  if (!options.no_machine) {
+  auto read_machine = [&]() {
+    if (facts) {
+      return;
+    }
     const bool from_snapshot = !options.target.snapshot.empty();
     facts =
         from_snapshot ? load_snapshot(options.target.snapshot) : collect_facts(options.target, kb);
@@ -139,7 +143,7 @@ int run_explain(const ExplainOptions& options) {
     label = from_snapshot                    ? "snapshot " + options.target.snapshot
             : options.target.sysroot.empty() ? std::string("this machine")
                                              : "sysroot " + options.target.sysroot;
-  }
+  };
   const report::ExplainMeta meta{DOCTOR_VERSION, kb.version()};
   const OutputOptions& out = options.output;
   const bool color = use_color(out.color, out.format, out.file);
@@ -154,10 +158,11 @@ int run_explain(const ExplainOptions& options) {
     if (!result) {
       throw CommandError{k_exit_internal, result.error().message};
     }
-    if (facts) {
-      explain::join_machine(*result, *facts, kb, findings, label);
-    } else {
+    if (options.no_machine) {
       result->machine = "not used (--no-machine)";
+    } else {
+      read_machine();
+      explain::join_machine(*result, *facts, kb, findings, label);
     }
     return report::render_explain(*result, meta, out.format, color);
   };
