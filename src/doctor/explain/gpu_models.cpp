@@ -268,6 +268,8 @@ gpu_outside_cuda(const std::vector<const EvidenceLine*>& lines,
         RankedCause c;
         c.finding = std::string(newer ? kb::ids::k_log_gpu_newer_than_cuda
                                       : kb::ids::k_log_gpu_dropped_by_cuda);
+        // Two names in one report are an inference, and a report may tell of two machines: below
+        // a message that names its own cause (75 and above), above the ambiguous statuses.
         c.confidence = 74;
         std::string ccs;
         for (const Version& cc : g.ccs) {
