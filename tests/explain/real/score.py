@@ -30,14 +30,17 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+# The report of a file from its text alone, as JSON.
+EXPLAIN = ["explain", "--color", "never", "--no-machine", "--format", "json"]
+
+
 def causes_of(document) -> list[dict] | None:
     causes = document.get("causes") if isinstance(document, dict) else None
     return causes if isinstance(causes, list) else None
 
 
 def run(doctor: str, path: Path) -> tuple[list[dict] | None, str]:
-    p = subprocess.run([doctor, "explain", "--color", "never", "--no-machine", "--format", "json",
-                        str(path)], capture_output=True, timeout=120)
+    p = subprocess.run([doctor] + EXPLAIN + [str(path)], capture_output=True, timeout=120)
     try:
         out = json.loads(p.stdout.decode("utf-8", "replace"))
     except json.JSONDecodeError:
@@ -49,8 +52,7 @@ def run_chunk(doctor: str, paths: list[Path]) -> list[tuple[list[dict] | None, s
     """Explains `paths` in one process (explain --each: the knowledge base loaded once); a chunk
     that does not answer with one document per report is explained report by report, so that a
     failure is told for the report that caused it."""
-    p = subprocess.run([doctor, "explain", "--each", "--color", "never", "--no-machine",
-                        "--format", "json"] + [str(x) for x in paths],
+    p = subprocess.run([doctor] + EXPLAIN + ["--each"] + [str(x) for x in paths],
                        capture_output=True, timeout=120 + 10 * len(paths))
     try:
         out = json.loads(p.stdout.decode("utf-8", "replace"))
